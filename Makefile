@@ -1,0 +1,98 @@
+# nd — build, test, bench, install. `make help` lists the targets.
+LUA_PC   ?= luajit
+LUA      ?= luajit
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BUILD    ?= build
+CC       ?= cc
+SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(LUA_PC) openblas 2>/dev/null)
+BLAS_LIBS  := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
+CFLAGS   ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -fPIC -pthread \
+             -Iinclude -Isrc/core $(PKG_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+LDLIBS   = $(BLAS_LIBS) -lm -pthread
+
+CORE_SRC := $(sort $(wildcard src/core/*.c))
+LUA_SRC  := $(sort $(wildcard src/lua/*.c))
+LUA_MODS := $(sort $(wildcard lua/*.lua))
+CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
+LUA_OBJ  := $(LUA_SRC:src/%.c=$(BUILD)/%.o) $(BUILD)/gen/lua_sources.o
+DEPS_PKGS = gcc make pkg-config luajit libluajit-5.1-dev libopenblas-dev lua-busted
+
+.PHONY: all deps test check-asan bench demo install uninstall clean help
+all: $(BUILD)/libnd.a $(BUILD)/libnd.so $(BUILD)/nd.so
+
+help:
+	@echo "make [all] | deps | test | check-asan | bench | demo | install | uninstall | clean"
+
+$(BUILD)/%.o: src/%.c include/nd.h $(wildcard src/core/*.h src/lua/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# The Lua layer is compiled into the module as C strings.
+$(BUILD)/bin2c: tools/bin2c.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -o $@ $<
+$(BUILD)/gen/lua_sources.c: $(LUA_MODS) $(BUILD)/bin2c
+	@mkdir -p $(dir $@)
+	$(BUILD)/bin2c $(LUA_MODS) > $@
+$(BUILD)/gen/lua_sources.o: $(BUILD)/gen/lua_sources.c
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libnd.a: $(CORE_OBJ)
+	rm -f $@ && ar rcs $@ $^
+$(BUILD)/libnd.so: $(CORE_OBJ)
+	$(CC) -shared $(ALL_CFLAGS) -Wl,-soname,libnd.so.0 -o $@ $^ $(LDLIBS)
+$(BUILD)/nd.so: $(CORE_OBJ) $(LUA_OBJ)
+	$(CC) -shared $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+deps:
+	@missing=""; for p in $(DEPS_PKGS); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	cmd="apt-get update && apt-get install -y --no-install-recommends$$missing"; \
+	if [ "$$(id -u)" = 0 ]; then echo "$$cmd"; \
+	  DEBIAN_FRONTEND=noninteractive sh -c "$$cmd"; \
+	else echo "missing packages; run as root:  $$cmd"; exit 1; fi
+
+# The suite runs under LuaJIT (see .busted); the last line is the summary.
+test: deps all
+	@ND_BUILD=$(BUILD) bin/nd-busted
+
+check-asan: deps
+	@$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g $(SAN_FLAGS)" all
+	@LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
+	  ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1:abort_on_error=0 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/spec/support/lsan.supp:print_suppressions=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ND_BUILD=build-asan bin/nd-busted
+
+bench: deps all
+	@$(MAKE) --no-print-directory -C bench BUILD=$(CURDIR)/$(BUILD)
+	@ND_BUILD=$(BUILD) bin/nd bench/run.lua
+
+demo: deps all
+	bin/nd examples/tour.lua
+	bin/nd examples/strides_tour.lua
+
+LUA_CMOD_DIR = $(PREFIX)/lib/x86_64-linux-gnu/lua/5.1
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/lua/5.1 \
+	  $(DESTDIR)$(PREFIX)/bin
+	install -m 644 $(BUILD)/libnd.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/libnd.so $(DESTDIR)$(PREFIX)/lib/libnd.so.0
+	ln -sf libnd.so.0 $(DESTDIR)$(PREFIX)/lib/libnd.so
+	install -m 755 $(BUILD)/nd.so $(DESTDIR)$(PREFIX)/lib/lua/5.1/nd.so
+	install -m 644 include/nd.h $(DESTDIR)$(PREFIX)/include/nd.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|0.1.0|' tools/nd.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/nd.pc
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/libnd.a $(DESTDIR)$(PREFIX)/lib/libnd.so \
+	  $(DESTDIR)$(PREFIX)/lib/libnd.so.0 $(DESTDIR)$(PREFIX)/lib/lua/5.1/nd.so \
+	  $(DESTDIR)$(PREFIX)/include/nd.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/nd.pc
+
+clean:
+	rm -rf build build-asan build-*

@@ -1,0 +1,248 @@
+/*
+ * nd — strided N-dimensional tensors in C, with a Lua binding.
+ *
+ * A tensor is a small header over a reference-counted storage:
+ *
+ *     element (i0, i1, ..., in-1) lives at
+ *         storage->data + (offset + i0*stride[0] + ... + in-1*stride[n-1]) * element_size
+ *
+ * Sizes, strides and the offset are int64_t element counts (as PyTorch's).
+ * A fresh 2x3 tensor has strides {3, 1}; its transpose is the same storage
+ * with sizes {3, 2} and strides {1, 3}. Every view (transpose, narrow,
+ * select, expand, ...) only writes a new header: O(1), no element copy.
+ * nd_contiguous() is where a compact copy is made.
+ *
+ * Headers are plain values owned by the caller (on the stack, inside a Lua
+ * userdata, in an engine's struct). A header that is in use holds one
+ * reference to its storage; nd_release() drops it. A header with
+ * storage == NULL is "unset": functions that produce a tensor write into
+ * such a header, and on failure leave it unset, so nothing leaks.
+ *
+ *     nd_err e;
+ *     nd_tensor a = ND_UNSET, at = ND_UNSET;
+ *     int64_t sz[2] = {2, 3};
+ *     if (nd_zeros(&e, &a, ND_FLOAT32, 2, sz) ||
+ *         nd_transpose(&e, &at, &a, 0, 1)) { puts(e.msg); ... }
+ *     nd_release(&at); nd_release(&a);   // in any order: views share storage
+ *
+ * The C API counts dims and indices from 0 (the Lua binding from 1).
+ * Every function that can fail returns an nd_status and writes a message
+ * into the caller's nd_err; nothing aborts or exits on bad input.
+ */
+#ifndef ND_H
+#define ND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ND_VERSION "0.1.0"
+#define ND_MAX_DIMS 16 /* the largest rank; more is refused with an error */
+
+/* The dtypes, once: X(ENUM, name, C type, kind). Kinds: 'f' float,
+ * 'i' signed int, 'u' unsigned int, 'b' bool (one byte, 0 or 1). */
+#define ND_DTYPES(X)                     \
+  X(FLOAT32, float32, float, 'f')        \
+  X(FLOAT64, float64, double, 'f')       \
+  X(INT32, int32, int32_t, 'i')          \
+  X(INT64, int64, int64_t, 'i')          \
+  X(UINT8, uint8, uint8_t, 'u')          \
+  X(BOOL, bool, uint8_t, 'b')
+
+typedef enum nd_dtype {
+#define ND_X_ENUM(E, name, T, kind) ND_##E,
+  ND_DTYPES(ND_X_ENUM)
+#undef ND_X_ENUM
+  ND_NDTYPES
+} nd_dtype;
+
+typedef enum nd_status {
+  ND_OK = 0,
+  ND_EINVAL,   /* bad argument: shape, dim, index, dtype ... */
+  ND_ENOMEM,   /* allocation failed or the request exceeds physical memory */
+  ND_EOVERFLOW,/* a size, extent or byte count does not fit in int64_t */
+  ND_EIO       /* file I/O */
+} nd_status;
+
+/* Where a failing call explains itself. `base` is added to every dim and
+ * index a message quotes (0 for C callers, 1 for Lua). */
+typedef struct nd_err {
+  nd_status code;
+  int base;
+  char msg[512];
+} nd_err;
+
+typedef struct nd_storage {
+  void *data;       /* first byte; read-only field */
+  int64_t nbytes;   /* bytes reachable from data */
+  long refs;        /* atomically updated reference count */
+  void (*release)(void *data, void *ctx); /* NULL: freed with the allocator */
+  void *ctx;
+} nd_storage;
+
+typedef struct nd_tensor {
+  nd_storage *storage; /* NULL when the header is unset */
+  int64_t offset;      /* in elements, from storage->data */
+  int32_t dtype;       /* an nd_dtype */
+  int32_t ndim;        /* 0 .. ND_MAX_DIMS; 0 is a scalar of one element */
+  int64_t size[ND_MAX_DIMS];
+  int64_t stride[ND_MAX_DIMS];
+} nd_tensor;
+
+#define ND_UNSET {0}
+
+/* ---- dtypes ------------------------------------------------------------ */
+const char *nd_dtype_name(int dtype);          /* "float32", ... or "?" */
+int nd_dtype_from_name(const char *name);      /* -1 when unknown */
+int64_t nd_dtype_size(int dtype);              /* bytes per element */
+int nd_promote_types(int a, int b);            /* PyTorch's, for tensors */
+char nd_dtype_kind(int dtype);                 /* 'f' 'i' 'u' 'b' */
+
+/* "{2, 3, 4}" into buf, for messages; ND_SIZES_BUF always suffices. */
+#define ND_SIZES_BUF 400
+const char *nd_fmt_sizes(char *buf, size_t n, int ndim, const int64_t *v);
+
+/* ---- settings (the only global mutable state) --------------------------- */
+/* Allocator hook for host engines. alloc must return memory aligned to
+ * `align` (a power of two) or NULL. Pass NULLs to restore the default
+ * (posix_memalign, huge pages for large buffers). Set it before any tensor
+ * exists. */
+typedef void *(*nd_alloc_fn)(size_t nbytes, size_t align, void *ud);
+typedef void (*nd_free_fn)(void *p, size_t nbytes, void *ud);
+void nd_set_allocator(nd_alloc_fn alloc, nd_free_fn free, void *ud);
+void nd_set_num_threads(int n);  /* OpenBLAS and nd's own kernels */
+int nd_get_num_threads(void);
+
+/* ---- geometry: pure functions on sizes and strides ---------------------- */
+int64_t nd_numel(const nd_tensor *t);
+int nd_is_contiguous(const nd_tensor *t);     /* PyTorch's rule */
+/* Row-major strides for sizes; the element count into *numel. */
+nd_status nd_contiguous_strides(nd_err *e, int ndim, const int64_t *size,
+                                int64_t *stride, int64_t *numel);
+/* Lowest and highest element offset reachable (offset included); for an
+ * empty tensor lo = 0, hi = -1. */
+void nd_span(const nd_tensor *t, int64_t *lo, int64_t *hi);
+/* Nonzero when two distinct index tuples may reach one element. */
+int nd_has_internal_overlap(const nd_tensor *t);
+/* ND_OK, or an error from fn when t's elements overlap (no writes then). */
+nd_status nd_check_writable(nd_err *e, const char *fn, const nd_tensor *t);
+/* Nonzero when the memory spans of a and b intersect. */
+int nd_may_overlap(const nd_tensor *a, const nd_tensor *b);
+int nd_same_storage(const nd_tensor *a, const nd_tensor *b);
+/* Address of the first element (for an empty tensor, where it would be). */
+void *nd_data(const nd_tensor *t);
+
+/* ---- lifecycle ------------------------------------------------------------ */
+nd_status nd_empty(nd_err *e, nd_tensor *out, int dtype, int ndim,
+                   const int64_t *size);
+nd_status nd_zeros(nd_err *e, nd_tensor *out, int dtype, int ndim,
+                   const int64_t *size);
+/* A fresh tensor with a's sizes and dtype, laid out in a's memory order
+ * (PyTorch's rule for results of elementwise ops). */
+nd_status nd_empty_like(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                        int dtype);
+/* Wrap host memory without copying: `data` holds `nbytes` bytes; the
+ * header gets `size`/`stride` (stride NULL: row-major) and offset 0.
+ * release(data, ctx) runs when the last reference goes (it may be NULL).
+ * Refused when a reachable element lies outside the nbytes. */
+nd_status nd_wrap(nd_err *e, nd_tensor *out, void *data, int64_t nbytes,
+                  int dtype, int ndim, const int64_t *size,
+                  const int64_t *stride,
+                  void (*release)(void *data, void *ctx), void *ctx);
+/* out becomes another header on src's storage (retains it). */
+void nd_share(nd_tensor *out, const nd_tensor *src);
+void nd_release(nd_tensor *t); /* drops the reference; leaves t unset */
+void nd_storage_retain(nd_storage *s);
+void nd_storage_release(nd_storage *s);
+
+/* ---- elements --------------------------------------------------------- */
+/* idx has t->ndim 0-based indices, each checked against its size. */
+nd_status nd_get(nd_err *e, const nd_tensor *t, const int64_t *idx,
+                 double *v);
+nd_status nd_get_i64(nd_err *e, const nd_tensor *t, const int64_t *idx,
+                     int64_t *v);
+nd_status nd_set(nd_err *e, const nd_tensor *t, const int64_t *idx,
+                 double v);
+nd_status nd_set_i64(nd_err *e, const nd_tensor *t, const int64_t *idx,
+                     int64_t v);
+
+/* ---- views: each writes a new header on the same storage into out ------- */
+nd_status nd_select(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
+                    int64_t index);
+nd_status nd_narrow(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
+                    int64_t start, int64_t length);
+nd_status nd_transpose(nd_err *e, nd_tensor *out, const nd_tensor *t,
+                       int d1, int d2);
+nd_status nd_permute(nd_err *e, nd_tensor *out, const nd_tensor *t,
+                     const int *perm);
+/* sizes may hold -1 (keep); ndim >= t->ndim, new dims lead. */
+nd_status nd_expand(nd_err *e, nd_tensor *out, const nd_tensor *t, int ndim,
+                    const int64_t *size);
+/* sizes may hold one -1 (inferred). Fails when strides cannot express it. */
+nd_status nd_view(nd_err *e, nd_tensor *out, const nd_tensor *t, int ndim,
+                  const int64_t *size);
+/* A view when nd_view succeeds, otherwise a compact row-major copy. */
+nd_status nd_reshape(nd_err *e, nd_tensor *out, const nd_tensor *t, int ndim,
+                     const int64_t *size);
+nd_status nd_squeeze(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim);
+nd_status nd_squeeze_all(nd_err *e, nd_tensor *out, const nd_tensor *t);
+nd_status nd_unsqueeze(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim);
+nd_status nd_flatten(nd_err *e, nd_tensor *out, const nd_tensor *t, int first,
+                     int last);
+nd_status nd_unfold(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
+                    int64_t size, int64_t step);
+nd_status nd_diagonal(nd_err *e, nd_tensor *out, const nd_tensor *t,
+                      int64_t offset, int d1, int d2);
+nd_status nd_movedim(nd_err *e, nd_tensor *out, const nd_tensor *t, int src,
+                     int dst);
+nd_status nd_flip(nd_err *e, nd_tensor *out, const nd_tensor *t, int ndims,
+                  const int *dims);
+/* Refused when any reachable element lies outside the storage. */
+nd_status nd_as_strided(nd_err *e, nd_tensor *out, const nd_tensor *t,
+                        int ndim, const int64_t *size, const int64_t *stride,
+                        int64_t offset);
+/* Slice dim to first, first+step, ... (count elements); step may be < 0. */
+nd_status nd_slice(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
+                   int64_t first, int64_t step, int64_t count);
+
+/* ---- copies ------------------------------------------------------------ */
+/* out (unset) becomes t itself when contiguous, else a compact copy. */
+nd_status nd_contiguous(nd_err *e, nd_tensor *out, const nd_tensor *t);
+nd_status nd_clone(nd_err *e, nd_tensor *out, const nd_tensor *t);
+/* A compact row-major copy converted to dtype. */
+nd_status nd_to_dtype(nd_err *e, nd_tensor *out, const nd_tensor *t,
+                      int dtype);
+/* dst[...] = src broadcast to dst's shape, converting dtype; correct when
+ * they overlap; refused when dst's elements overlap each other. */
+nd_status nd_copy(nd_err *e, const nd_tensor *dst, const nd_tensor *src);
+nd_status nd_fill(nd_err *e, const nd_tensor *dst, double v);
+nd_status nd_fill_i64(nd_err *e, const nd_tensor *dst, int64_t v);
+/* Concatenate n tensors along dim (out unset: allocated). */
+nd_status nd_cat(nd_err *e, nd_tensor *out, int n, const nd_tensor *const *ts,
+                 int dim);
+
+/* ---- construction helpers ---------------------------------------------- */
+nd_status nd_arange(nd_err *e, nd_tensor *out, int dtype, double start,
+                    double stop, double step);
+nd_status nd_linspace(nd_err *e, nd_tensor *out, int dtype, double a,
+                      double b, int64_t n);
+nd_status nd_eye(nd_err *e, nd_tensor *out, int dtype, int64_t n, int64_t m);
+
+/* ---- random: xoshiro256** seeded through splitmix64 --------------------- */
+typedef struct nd_rng { uint64_t s[4]; } nd_rng;
+void nd_rng_seed(nd_rng *r, uint64_t seed);
+uint64_t nd_rng_next(nd_rng *r);
+nd_rng *nd_default_rng(void); /* the documented global generator */
+/* Fill t with uniform [0,1), standard normal, or integers in [lo, hi). */
+nd_status nd_rand(nd_err *e, const nd_tensor *t, nd_rng *r);
+nd_status nd_randn(nd_err *e, const nd_tensor *t, nd_rng *r);
+nd_status nd_randint(nd_err *e, const nd_tensor *t, nd_rng *r, int64_t lo,
+                     int64_t hi);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

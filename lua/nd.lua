@@ -1,0 +1,56 @@
+-- The Lua layer of nd, compiled into the C module. It receives the raw C
+-- functions and arranges them into the module table and the tensor
+-- methods; printing lives in print.lua, the LuaJIT fast paths in ffi.lua.
+local C, import = ...
+
+local nd = { _VERSION = "0.1.0" }
+local methods = {}
+local mt = C.metatable
+
+-- Functions that do not take a tensor first: module functions only.
+local module_only = {
+  tensor = true, empty = true, zeros = true, ones = true, full = true,
+  arange = true, linspace = true, eye = true, rand = true, randn = true,
+  randint = true, manual_seed = true, from_string = true, cat = true,
+  stack = true, set_num_threads = true, get_num_threads = true,
+  matmul_plan = false, save = true, load = true,
+}
+-- Internal entry points, neither functions nor methods.
+local internal = {
+  metatable = true, size_metatable = true, index = true, newindex = true,
+  header = true, __len = true,
+}
+
+for name, f in pairs(C) do
+  if not internal[name] then
+    nd[name] = f
+    if not module_only[name] then methods[name] = f end
+  end
+end
+
+local size_mt = C.size_metatable
+size_mt.__tostring = function(s)
+  local parts = {}
+  for i = 1, #s do parts[i] = string.format("%.17g", s[i]) end
+  return "{" .. table.concat(parts, ", ") .. "}"
+end
+
+local index, newindex = C.index, C.newindex
+mt.__index = function(t, k)
+  local m = methods[k]
+  if m ~= nil or type(k) == "string" then return m end
+  return index(t, k)
+end
+mt.__newindex = newindex
+mt.__len = C.__len
+mt.__tostring = import("print")(nd)
+mt.__name = "nd.Tensor"
+
+nd.methods = methods
+
+-- Each extension module is a function of this table that adds functions
+-- and methods.
+local ext = { nd = nd, methods = methods, metatable = mt, C = C }
+for _, name in ipairs({}) do import(name)(ext) end
+
+return nd

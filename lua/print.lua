@@ -1,0 +1,108 @@
+-- tostring(t): aligned nested rows, one number format chosen over all the
+-- shown values, "..." past 1000 elements, and a trailer with dtype and size.
+local EDGE, THRESHOLD = 3, 1000
+local ELIDED = {} -- marks the "..." between edges
+
+-- The indices shown along a dim of size n: all, or the edges around false.
+local function shown(n, summarise)
+  local r = {}
+  if summarise and n > 2 * EDGE then
+    for i = 1, EDGE do r[#r + 1] = i end
+    r[#r + 1] = ELIDED
+    for i = n - EDGE + 1, n do r[#r + 1] = i end
+  else
+    for i = 1, n do r[i] = i end
+  end
+  return r
+end
+
+-- Nested tables of shown values, ELIDED where rows or columns are left out.
+local function gather(t, summarise)
+  local nd_, sizes = t:dim(), t:size()
+  local idx = {}
+  local function rec(d)
+    if d > nd_ then return t:get(unpack(idx, 1, nd_)) end
+    local out = {}
+    for k, i in ipairs(shown(sizes[d], summarise)) do
+      if i ~= ELIDED then idx[d] = i; out[k] = rec(d + 1) else out[k] = ELIDED end
+    end
+    return out
+  end
+  return rec(1)
+end
+
+local function each_value(v, fn)
+  if type(v) == "table" and v ~= ELIDED then
+    for _, x in ipairs(v) do if x ~= ELIDED then each_value(x, fn) end end
+  else
+    fn(v)
+  end
+end
+
+-- One formatter for every value: integers, fixed or scientific.
+local function formatter(values, dtype)
+  if dtype == "bool" then return function(v) return tostring(v) end end
+  local integral, maxabs, minabs = true, 0, math.huge
+  each_value(values, function(v)
+    v = tonumber(v)
+    if v ~= v or v == math.huge or v == -math.huge then return end
+    if v ~= math.floor(v) then integral = false end
+    local a = math.abs(v)
+    if a > maxabs then maxabs = a end
+    if a > 0 and a < minabs then minabs = a end
+  end)
+  local isint = dtype ~= "float32" and dtype ~= "float64"
+  local function special(v)
+    if v ~= v then return "nan" end
+    if v == math.huge then return "inf" end
+    if v == -math.huge then return "-inf" end
+  end
+  if isint then
+    return function(v) return tostring(v):gsub("LL$", "") end
+  end
+  local fmt
+  if integral and maxabs < 1e15 then
+    fmt = function(v) return string.format("%.0f.", v) end
+  elseif maxabs >= 1e8 or (minabs < 1e-4 and minabs ~= math.huge) then
+    fmt = function(v) return string.format("%.4e", v) end
+  else
+    fmt = function(v) return string.format("%.4f", v) end
+  end
+  return function(v) return special(v) or fmt(v) end
+end
+
+return function(nd)
+  return function(t)
+    local dims, n, dtype = t:dim(), t:numel(), t:dtype()
+    local size = tostring(t:size())
+    local trailer = string.format("[%s tensor of size %s]", dtype, size)
+    if n == 0 then return "[]\n" .. trailer end
+    local summarise = n > THRESHOLD
+    local values = dims == 0 and t:item() or gather(t, summarise)
+    local fmt = formatter(values, dtype)
+    if dims == 0 then return fmt(values) .. "\n" .. trailer end
+    local width = 0
+    each_value(values, function(v)
+      local w = #fmt(v)
+      if w > width then width = w end
+    end)
+    local function cell(v)
+      local s = fmt(v)
+      return string.rep(" ", width - #s) .. s
+    end
+    local function render(v, d, indent)
+      if d == dims then
+        local parts = {}
+        for k, x in ipairs(v) do parts[k] = x == ELIDED and "..." or cell(x) end
+        return "[" .. table.concat(parts, ", ") .. "]"
+      end
+      local parts = {}
+      local sep = ",\n" .. string.rep("\n", dims - d - 1) .. indent .. " "
+      for k, x in ipairs(v) do
+        parts[k] = x == ELIDED and "..." or render(x, d + 1, indent .. " ")
+      end
+      return "[" .. table.concat(parts, sep) .. "]"
+    end
+    return render(values, 1, "") .. "\n" .. trailer
+  end
+end

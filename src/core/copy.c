@@ -1,0 +1,217 @@
+/* Copies: same-dtype moves (memcpy when both sides are contiguous, a tiled
+ * transpose when their inner dims cross), dtype conversion through a small
+ * buffer (O(dtypes) loops instead of O(dtypes^2)), fill, clone, cat. */
+#include "core.h"
+#include <stdlib.h>
+
+/* ---- same dtype ---- */
+#define MOVE_LOOP(T)                                                        \
+  static void move_##T(char **p, const int64_t *st, int64_t n, void *c) {   \
+    (void)c;                                                                \
+    char *d = p[0], *s = p[1];                                              \
+    if (st[0] == sizeof(T) && st[1] == sizeof(T)) {                         \
+      memmove(d, s, (size_t)n * sizeof(T));                                 \
+      return;                                                               \
+    }                                                                       \
+    for (int64_t i = 0; i < n; i++, d += st[0], s += st[1])                 \
+      memcpy(d, s, sizeof(T));                                              \
+  }
+MOVE_LOOP(uint8_t)
+MOVE_LOOP(uint32_t)
+MOVE_LOOP(uint64_t)
+
+/* ---- conversion: load to a buffer of double or int64, store from it ---- */
+enum { CHUNK = 256 };
+typedef struct { int sdt, ddt, via_int; } convert_ctx;
+
+#define LOAD(E, name, T, kind)                                              \
+  case ND_##E:                                                              \
+    for (int64_t i = 0; i < n; i++, s += st)                                \
+      if (via_int) bi[i] = kind == 'f' ? nd_f2i(*(T *)s, INT64_MIN, INT64_MAX) \
+                                       : (int64_t) * (T *)s;                \
+      else bd[i] = (double)*(T *)s;                                         \
+    break;
+static void load(int dt, const char *s, int64_t st, int64_t n, int via_int,
+                 double *bd, int64_t *bi) {
+  switch (dt) { ND_DTYPES(LOAD) }
+}
+#undef LOAD
+
+/* Integer targets from double saturate; from int64 they wrap. */
+static int64_t lim_lo(int dt) {
+  return dt == ND_INT32 ? INT32_MIN : dt == ND_INT64 ? INT64_MIN : 0;
+}
+static int64_t lim_hi(int dt) {
+  return dt == ND_INT32 ? INT32_MAX : dt == ND_INT64 ? INT64_MAX : 255;
+}
+#define STORE(E, name, T, kind)                                             \
+  case ND_##E:                                                              \
+    for (int64_t i = 0; i < n; i++, d += st)                                \
+      if (kind == 'b') *(T *)d = via_int ? bi[i] != 0 : bd[i] != 0;         \
+      else if (kind == 'f') *(T *)d = via_int ? (T)bi[i] : (T)bd[i];        \
+      else if (via_int) *(T *)d = (T)(uint64_t)bi[i];                       \
+      else *(T *)d = (T)nd_f2i(bd[i], lo, hi);                              \
+    break;
+static void store(int dt, char *d, int64_t st, int64_t n, int via_int,
+                  const double *bd, const int64_t *bi) {
+  int64_t lo = lim_lo(dt), hi = lim_hi(dt);
+  switch (dt) { ND_DTYPES(STORE) }
+}
+#undef STORE
+
+static void convert_loop(char **p, const int64_t *st, int64_t n, void *c) {
+  const convert_ctx *cc = c;
+  double bd[CHUNK];
+  int64_t bi[CHUNK];
+  char *d = p[0], *s = p[1];
+  for (int64_t done = 0; done < n; done += CHUNK) {
+    int64_t m = n - done < CHUNK ? n - done : CHUNK;
+    load(cc->sdt, s, st[1], m, cc->via_int, bd, bi);
+    store(cc->ddt, d, st[0], m, cc->via_int, bd, bi);
+    s += m * st[1];
+    d += m * st[0];
+  }
+}
+
+/* Compact destination whose inner dim is the source's outer one: tiles. */
+static int try_transpose(const nd_iter *it, int64_t es) {
+  if (it->ndim != 2 || it->stride[0][0] != es || it->stride[1][1] != es ||
+      it->stride[1][0] % es || it->stride[0][1] % es || it->size[0] < 16 ||
+      it->size[1] < 16)
+    return 0;
+  nd_transpose_copy(it->data[0], it->data[1], it->size[1], it->size[0],
+                    it->stride[0][1] / es, it->stride[1][0] / es, (int)es);
+  return 1;
+}
+
+/* dst and src have the same shape; dst does not overlap itself or src. */
+static void copy_same_shape(const nd_tensor *dst, const nd_tensor *src) {
+  const nd_tensor *ops[2] = {dst, src};
+  nd_iter it;
+  nd_iter_init(&it, 2, ops);
+  int64_t es = nd_dtype_size(dst->dtype);
+  nd_loop_fn fn = NULL;
+  convert_ctx cc = {src->dtype, dst->dtype, 0};
+  if (dst->dtype == src->dtype) {
+    if (try_transpose(&it, es)) return;
+    fn = es == 1 ? move_uint8_t : es == 4 ? move_uint32_t : move_uint64_t;
+  } else {
+    cc.via_int = nd_dtype_kind(src->dtype) != 'f' &&
+                 nd_dtype_kind(dst->dtype) != 'f';
+    fn = convert_loop;
+  }
+  nd_iter_run(&it, fn, &cc, 0, nd_iter_outer(&it));
+}
+
+nd_status nd_copy(nd_err *e, const nd_tensor *dst, const nd_tensor *src) {
+  nd_tensor s, tmp = ND_UNSET;
+  if (nd_check_writable(e, "copy_", dst)) return e->code;
+  if (nd_expand(e, &s, src, dst->ndim, dst->size)) {
+    char b1[ND_SIZES_BUF], b2[ND_SIZES_BUF];
+    return nd_fail(e, ND_EINVAL,
+                   "copy_: source of size %s does not broadcast to %s",
+                   nd_fmt_sizes(b1, sizeof b1, src->ndim, src->size),
+                   nd_fmt_sizes(b2, sizeof b2, dst->ndim, dst->size));
+  }
+  /* An overlapping source is read through a copy unless it is the very
+   * same elements in the same order (then each element is read before it
+   * is written). */
+  int same = s.storage->data == dst->storage->data &&
+             s.dtype == dst->dtype && s.offset == dst->offset &&
+             !memcmp(s.stride, dst->stride, sizeof(int64_t) * (size_t)s.ndim);
+  if (!same && nd_may_overlap(dst, &s)) {
+    nd_status st = nd_clone(e, &tmp, &s);
+    nd_release(&s);
+    if (st) return st;
+    s = tmp;
+  }
+  copy_same_shape(dst, &s);
+  nd_release(&s);
+  return ND_OK;
+}
+
+nd_status nd_clone(nd_err *e, nd_tensor *out, const nd_tensor *t) {
+  return nd_to_dtype(e, out, t, t->dtype);
+}
+
+nd_status nd_to_dtype(nd_err *e, nd_tensor *out, const nd_tensor *t,
+                      int dtype) {
+  if (nd_alloc_tensor(e, out, dtype, t->ndim, t->size, false)) return e->code;
+  copy_same_shape(out, t);
+  return ND_OK;
+}
+
+nd_status nd_contiguous(nd_err *e, nd_tensor *out, const nd_tensor *t) {
+  if (nd_is_contiguous(t)) {
+    nd_share(out, t);
+    return ND_OK;
+  }
+  return nd_clone(e, out, t);
+}
+
+/* ---- fill: one element written, then a doubling broadcast copy ---- */
+static nd_status fill_with(nd_err *e, const nd_tensor *dst, const char *fn,
+                           int is_int, double v, int64_t vi) {
+  if (nd_check_writable(e, fn, dst)) return e->code;
+  if (nd_numel(dst) == 0) return ND_OK;
+  /* A 0-d source header on a local element, broadcast by nd_iter. */
+  union { double d; int64_t i; } cell;
+  nd_storage st = {&cell, sizeof cell, 1, NULL, NULL};
+  nd_tensor src = {&st, 0, is_int ? ND_INT64 : ND_FLOAT64, 0, {0}, {0}};
+  if (is_int) cell.i = vi; else cell.d = v;
+  nd_tensor s = src;
+  s.ndim = dst->ndim;
+  for (int i = 0; i < dst->ndim; i++) { s.size[i] = dst->size[i]; s.stride[i] = 0; }
+  copy_same_shape(dst, &s);
+  return ND_OK;
+}
+
+nd_status nd_fill(nd_err *e, const nd_tensor *dst, double v) {
+  return fill_with(e, dst, "fill_", 0, v, 0);
+}
+nd_status nd_fill_i64(nd_err *e, const nd_tensor *dst, int64_t v) {
+  return fill_with(e, dst, "fill_", 1, 0, v);
+}
+
+/* ---- cat ---- */
+nd_status nd_cat(nd_err *e, nd_tensor *out, int n, const nd_tensor *const *ts,
+                 int dim) {
+  char b1[ND_SIZES_BUF], b2[ND_SIZES_BUF];
+  if (n <= 0) return nd_fail(e, ND_EINVAL, "cat: expected a non-empty list");
+  const nd_tensor *ref = ts[0];
+  int dtype = ts[0]->dtype;
+  if (ref->ndim == 0)
+    return nd_fail(e, ND_EINVAL, "cat: zero-dimensional tensor %d cannot be "
+                   "concatenated", e->base);
+  if (nd_check_dim(e, "cat", dim, ref->ndim)) return e->code;
+  int64_t total = 0;
+  for (int k = 0; k < n; k++) {
+    const nd_tensor *t = ts[k];
+    if (t->ndim != ref->ndim)
+      return nd_fail(e, ND_EINVAL, "cat: tensor %d has %d dims, tensor %d "
+                     "has %d", k + e->base, t->ndim, e->base, ref->ndim);
+    for (int d = 0; d < t->ndim; d++)
+      if (d != dim && t->size[d] != ref->size[d])
+        return nd_fail(e, ND_EINVAL,
+                       "cat: sizes must match except in dim %d: tensor %d "
+                       "has %s, tensor %d has %s", dim + e->base, k + e->base,
+                       nd_fmt_sizes(b1, sizeof b1, t->ndim, t->size), e->base,
+                       nd_fmt_sizes(b2, sizeof b2, ref->ndim, ref->size));
+    if (nd_add_ovf(total, t->size[dim], &total))
+      return nd_fail(e, ND_EOVERFLOW, "cat: total size overflows");
+    dtype = nd_promote_types(dtype, t->dtype);
+  }
+  int64_t size[ND_MAX_DIMS];
+  memcpy(size, ref->size, sizeof size);
+  size[dim] = total;
+  if (nd_alloc_tensor(e, out, dtype, ref->ndim, size, false)) return e->code;
+  int64_t at = 0;
+  for (int k = 0; k < n; k++) {
+    nd_tensor part;
+    nd_narrow(e, &part, out, dim, at, ts[k]->size[dim]);
+    copy_same_shape(&part, ts[k]);
+    nd_release(&part);
+    at += ts[k]->size[dim];
+  }
+  return ND_OK;
+}

@@ -1,0 +1,80 @@
+/* Internal to the C core: shared helpers, never seen by the binding. */
+#ifndef ND_CORE_H
+#define ND_CORE_H
+
+#include "nd.h"
+#include <stdarg.h>
+#include <stdbool.h>
+#include <string.h>
+
+#define ND_ALIGN 64
+
+/* Fill e and return its code; every failure goes through here. */
+nd_status nd_fail(nd_err *e, nd_status code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Overflow-checked int64 arithmetic: nonzero on overflow. */
+static inline int nd_mul_ovf(int64_t a, int64_t b, int64_t *r) {
+  return __builtin_mul_overflow(a, b, r);
+}
+static inline int nd_add_ovf(int64_t a, int64_t b, int64_t *r) {
+  return __builtin_add_overflow(a, b, r);
+}
+
+
+/* Allocation through the hook; nd_storage_new keeps `nbytes` in s. */
+nd_status nd_storage_new(nd_err *e, nd_storage **out, int64_t nbytes,
+                         bool zero);
+/* Unset out, ndim/size set, row-major strides, fresh storage. */
+nd_status nd_alloc_tensor(nd_err *e, nd_tensor *out, int dtype, int ndim,
+                          const int64_t *size, bool zero);
+/* Checks shared by the constructors. */
+nd_status nd_check_dtype(nd_err *e, const char *fn, int dtype);
+nd_status nd_check_ndim(nd_err *e, const char *fn, int ndim);
+nd_status nd_check_dim(nd_err *e, const char *fn, int dim, int ndim);
+/* All elements reachable from (size, stride, offset) lie in [0, avail). */
+nd_status nd_check_extent(nd_err *e, const char *fn, int64_t avail, int ndim,
+                          const int64_t *size, const int64_t *stride,
+                          int64_t offset);
+
+static inline char *nd_ptr(const nd_tensor *t) {
+  return (char *)t->storage->data + t->offset * nd_dtype_size(t->dtype);
+}
+
+/* Element conversion used by copies and kernels. Floats to integers
+ * truncate toward zero and saturate; NaN becomes 0 (no C UB). Integers to
+ * narrower integers wrap (two's complement), as PyTorch's casts do. */
+static inline int64_t nd_f2i(double v, int64_t lo, int64_t hi) {
+  if (!(v == v)) return 0;
+  if (v <= (double)lo) return lo;
+  if (v >= (double)hi) return hi; /* (double)INT64_MAX rounds up to 2^63 */
+  return (int64_t)v;
+}
+
+/* Strided iteration: operands share one shape; dims are sorted so the
+ * first operand walks memory forward in its innermost dim, and dims that
+ * are contiguous with each other in every operand are merged. */
+#define ND_ITER_MAXOPS 4
+typedef struct nd_iter {
+  int nops, ndim;                            /* dims: 0 is innermost */
+  int64_t size[ND_MAX_DIMS];
+  int64_t stride[ND_ITER_MAXOPS][ND_MAX_DIMS]; /* bytes */
+  char *data[ND_ITER_MAXOPS];
+} nd_iter;
+/* ops[0] decides the order (the output). All must have `ndim`/`size`. */
+void nd_iter_init(nd_iter *it, int nops, const nd_tensor *const *ops);
+/* The inner loop: n elements, data[k] advancing by stride[k] bytes. */
+typedef void (*nd_loop_fn)(char **data, const int64_t *stride, int64_t n,
+                           void *ctx);
+/* Calls fn over the outer dims [from, to) of a flat outer index space;
+ * nd_iter_outer() is that space's size. Used to split work by threads. */
+int64_t nd_iter_outer(const nd_iter *it);
+void nd_iter_run(const nd_iter *it, nd_loop_fn fn, void *ctx, int64_t from,
+                 int64_t to);
+
+/* Blocked transposing copy of a rows x cols matrix of esize-byte elements:
+ * dst[i*dld + j] = src[j*sld + i] (strides in elements). */
+void nd_transpose_copy(void *dst, const void *src, int64_t rows,
+                       int64_t cols, int64_t dld, int64_t sld, int esize);
+
+#endif

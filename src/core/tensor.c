@@ -1,0 +1,177 @@
+/* Tensor lifecycle: creating, wrapping, sharing and releasing headers,
+ * and reading or writing one element. */
+#include "core.h"
+#include <stdlib.h>
+
+nd_status nd_alloc_tensor(nd_err *e, nd_tensor *out, int dtype, int ndim,
+                          const int64_t *size, bool zero) {
+  int64_t numel, nbytes;
+  memset(out, 0, sizeof *out);
+  if (nd_check_dtype(e, "empty", dtype) ||
+      nd_contiguous_strides(e, ndim, size, out->stride, &numel))
+    return e->code;
+  if (nd_mul_ovf(numel, nd_dtype_size(dtype), &nbytes))
+    return nd_fail(e, ND_EOVERFLOW, "empty: %lld elements of %s overflow",
+                   (long long)numel, nd_dtype_name(dtype));
+  nd_storage *s;
+  if (nd_storage_new(e, &s, nbytes, zero)) return e->code;
+  out->storage = s;
+  out->dtype = dtype;
+  out->ndim = ndim;
+  memcpy(out->size, size, sizeof(int64_t) * (size_t)ndim);
+  return ND_OK;
+}
+
+nd_status nd_empty(nd_err *e, nd_tensor *out, int dtype, int ndim,
+                   const int64_t *size) {
+  return nd_alloc_tensor(e, out, dtype, ndim, size, false);
+}
+
+nd_status nd_zeros(nd_err *e, nd_tensor *out, int dtype, int ndim,
+                   const int64_t *size) {
+  return nd_alloc_tensor(e, out, dtype, ndim, size, true);
+}
+
+nd_status nd_empty_like(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                        int dtype) {
+  /* Rank the dims of a by |stride| (stable, outermost first), allocate
+   * compactly in that order, then map the strides back. */
+  int n = a->ndim, perm[ND_MAX_DIMS];
+  int64_t psize[ND_MAX_DIMS], pstride[ND_MAX_DIMS];
+  for (int i = 0; i < n; i++) perm[i] = i;
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0; j--) {
+      int64_t sa = llabs(a->stride[perm[j - 1]]), sb = llabs(a->stride[perm[j]]);
+      if (a->size[perm[j - 1]] == 1 || a->size[perm[j]] == 1 || sa >= sb) break;
+      int t = perm[j]; perm[j] = perm[j - 1]; perm[j - 1] = t;
+    }
+  for (int i = 0; i < n; i++) psize[i] = a->size[perm[i]];
+  if (nd_alloc_tensor(e, out, dtype, n, a->size, false)) return e->code;
+  nd_contiguous_strides(e, n, psize, pstride, NULL);
+  for (int i = 0; i < n; i++) out->stride[perm[i]] = pstride[i];
+  return ND_OK;
+}
+
+static void keep(void *data, void *ctx) { (void)data; (void)ctx; }
+
+nd_status nd_wrap(nd_err *e, nd_tensor *out, void *data, int64_t nbytes,
+                  int dtype, int ndim, const int64_t *size,
+                  const int64_t *stride,
+                  void (*release)(void *data, void *ctx), void *ctx) {
+  memset(out, 0, sizeof *out);
+  if (nd_check_dtype(e, "wrap", dtype) || nd_check_ndim(e, "wrap", ndim))
+    return e->code;
+  nd_tensor t = {NULL, 0, dtype, ndim, {0}, {0}};
+  memcpy(t.size, size, sizeof(int64_t) * (size_t)ndim);
+  if (stride) {
+    memcpy(t.stride, stride, sizeof(int64_t) * (size_t)ndim);
+  } else if (nd_contiguous_strides(e, ndim, size, t.stride, NULL)) {
+    return e->code;
+  }
+  if (nbytes < 0 || nd_check_extent(e, "wrap", nbytes / nd_dtype_size(dtype),
+                                    ndim, t.size, t.stride, 0))
+    return nbytes < 0 ? nd_fail(e, ND_EINVAL, "wrap: negative byte count")
+                      : e->code;
+  nd_storage *h = malloc(sizeof *h);
+  if (!h) return nd_fail(e, ND_ENOMEM, "wrap: not enough memory");
+  *h = (nd_storage){data, nbytes, 1, NULL, ctx};
+  h->release = release ? release : keep;
+  h->ctx = ctx;
+  t.storage = h;
+  *out = t;
+  return ND_OK;
+}
+
+void nd_share(nd_tensor *out, const nd_tensor *src) {
+  nd_storage_retain(src->storage);
+  *out = *src;
+}
+
+void nd_release(nd_tensor *t) {
+  nd_storage *s = t->storage;
+  memset(t, 0, sizeof *t);
+  nd_storage_release(s);
+}
+
+/* ---- one element ---- */
+static nd_status locate(nd_err *e, const char *fn, const nd_tensor *t,
+                        const int64_t *idx, char **p) {
+  int64_t off = t->offset;
+  for (int i = 0; i < t->ndim; i++) {
+    if (idx[i] < 0 || idx[i] >= t->size[i])
+      return nd_fail(e, ND_EINVAL,
+                     "%s: index %lld out of range for dim %d of size %lld", fn,
+                     (long long)(idx[i] + e->base), i + e->base,
+                     (long long)t->size[i]);
+    off += idx[i] * t->stride[i];
+  }
+  *p = (char *)t->storage->data + off * nd_dtype_size(t->dtype);
+  return ND_OK;
+}
+
+nd_status nd_get(nd_err *e, const nd_tensor *t, const int64_t *idx,
+                 double *v) {
+  char *p;
+  if (locate(e, "get", t, idx, &p)) return e->code;
+  switch (t->dtype) {
+#define X(E, name, T, kind) case ND_##E: *v = (double)*(T *)p; break;
+    ND_DTYPES(X)
+#undef X
+  }
+  return ND_OK;
+}
+
+nd_status nd_get_i64(nd_err *e, const nd_tensor *t, const int64_t *idx,
+                     int64_t *v) {
+  char *p;
+  if (locate(e, "get", t, idx, &p)) return e->code;
+  switch (t->dtype) {
+#define X(E, name, T, kind)                                                 \
+  case ND_##E:                                                              \
+    *v = kind == 'f' ? nd_f2i((double)*(T *)p, INT64_MIN, INT64_MAX)        \
+                     : (int64_t)*(T *)p;                                    \
+    break;
+    ND_DTYPES(X)
+#undef X
+  }
+  return ND_OK;
+}
+
+/* Store a double into one element with the conversion rules of core.h. */
+static void store_f64(int dtype, char *p, double v) {
+  switch (dtype) {
+  case ND_FLOAT32: *(float *)p = (float)v; break;
+  case ND_FLOAT64: *(double *)p = v; break;
+  case ND_INT32: *(int32_t *)p = (int32_t)nd_f2i(v, INT32_MIN, INT32_MAX); break;
+  case ND_INT64: *(int64_t *)p = nd_f2i(v, INT64_MIN, INT64_MAX); break;
+  case ND_UINT8: *(uint8_t *)p = (uint8_t)nd_f2i(v, 0, 255); break;
+  case ND_BOOL: *(uint8_t *)p = v != 0; break;
+  }
+}
+
+static void store_i64(int dtype, char *p, int64_t v) {
+  switch (dtype) {
+  case ND_FLOAT32: *(float *)p = (float)v; break;
+  case ND_FLOAT64: *(double *)p = (double)v; break;
+  case ND_INT32: *(int32_t *)p = (int32_t)(uint32_t)v; break;
+  case ND_INT64: *(int64_t *)p = v; break;
+  case ND_UINT8: *(uint8_t *)p = (uint8_t)v; break;
+  case ND_BOOL: *(uint8_t *)p = v != 0; break;
+  }
+}
+
+nd_status nd_set(nd_err *e, const nd_tensor *t, const int64_t *idx,
+                 double v) {
+  char *p;
+  if (locate(e, "set", t, idx, &p)) return e->code;
+  store_f64(t->dtype, p, v);
+  return ND_OK;
+}
+
+nd_status nd_set_i64(nd_err *e, const nd_tensor *t, const int64_t *idx,
+                     int64_t v) {
+  char *p;
+  if (locate(e, "set", t, idx, &p)) return e->code;
+  store_i64(t->dtype, p, v);
+  return ND_OK;
+}

@@ -1,0 +1,279 @@
+/* luaopen_nd: the tensor metatable, argument helpers, and the loader that
+ * runs the Lua layer (lua/ *.lua, compiled in) over the C functions. */
+#include "lnd.h"
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+extern const struct nd_lua_source {
+  const char *name;
+  const char *src;
+  size_t len;
+} nd_lua_sources[];
+
+#if LUA_VERSION_NUM >= 502
+#define ndL_load luaL_loadbufferx
+#else
+#define ndL_load(L, b, n, name, mode) luaL_loadbuffer(L, b, n, name)
+#endif
+
+nd_tensor *ndL_new(lua_State *L) {
+  nd_tensor *t = lua_newuserdata(L, sizeof *t);
+  memset(t, 0, sizeof *t);
+  luaL_getmetatable(L, NDL_TENSOR);
+  lua_setmetatable(L, -2);
+  return t;
+}
+
+nd_tensor *ndL_test(lua_State *L, int idx) {
+  nd_tensor *t = lua_touserdata(L, idx);
+  if (!t || !lua_getmetatable(L, idx)) return NULL;
+  luaL_getmetatable(L, NDL_TENSOR);
+  int ok = lua_rawequal(L, -1, -2);
+  lua_pop(L, 2);
+  return ok && t->storage ? t : NULL;
+}
+
+nd_tensor *ndL_check(lua_State *L, int idx, const char *fn) {
+  nd_tensor *t = ndL_test(L, idx);
+  if (!t)
+    ndL_error(L, "%s: argument %d must be a tensor, got %s", fn, idx,
+               luaL_typename(L, idx));
+  return t;
+}
+
+int ndL_raise(lua_State *L, const nd_err *e) {
+  lua_pushstring(L, e->msg);
+  return lua_error(L);
+}
+
+int ndL_error(lua_State *L, const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  luaL_where(L, 1);
+  lua_pushstring(L, msg);
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
+int ndL_raise_as(lua_State *L, const char *fn, const nd_err *e) {
+  const char *colon = fn ? strchr(e->msg, ':') : NULL;
+  if (!colon || colon - e->msg > 24) return ndL_raise(L, e);
+  lua_pushfstring(L, "%s%s", fn, colon);
+  return lua_error(L);
+}
+
+void ndL_charge(lua_State *L, const nd_tensor *t) {
+  if (t->storage && t->storage->refs == 1 && t->storage->nbytes >= 1024)
+    lua_gc(L, LUA_GCSTEP, (int)(t->storage->nbytes >> 10 > 1 << 30
+                                    ? 1 << 30
+                                    : t->storage->nbytes >> 10));
+}
+
+int64_t ndL_int(lua_State *L, int idx, const char *fn, const char *what) {
+  if (lua_type(L, idx) != LUA_TNUMBER)
+    ndL_error(L, "%s: %s must be an integer, got %s", fn, what,
+               luaL_typename(L, idx));
+#if LUA_VERSION_NUM >= 503
+  if (lua_isinteger(L, idx)) return (int64_t)lua_tointeger(L, idx);
+#endif
+  double v = lua_tonumber(L, idx);
+  if (v != floor(v) || !(v >= -0x1p63 && v < 0x1p63))
+    ndL_error(L, "%s: %s must be an integer, got %s", fn, what,
+               lua_tostring(L, idx));
+  return (int64_t)v;
+}
+
+int64_t ndL_optint(lua_State *L, int idx, const char *fn, const char *what,
+                   int64_t def) {
+  return lua_isnoneornil(L, idx) ? def : ndL_int(L, idx, fn, what);
+}
+
+static int64_t position(lua_State *L, int64_t p, int64_t n, const char *fn,
+                        const char *what, int64_t hi) {
+  if (p == 0)
+    ndL_error(L, "%s: %s 0 is invalid (positions start at 1; -1 is the last)",
+               fn, what);
+  int64_t q = p < 0 ? n + p : p - 1;
+  if (q < 0 || q >= hi)
+    ndL_error(L, "%s: %s %lld out of range [%lld, %lld]", fn, what,
+               (long long)p, (long long)-n, (long long)n);
+  return q;
+}
+
+int ndL_dim(lua_State *L, int idx, int ndim, const char *fn) {
+  int64_t p = ndL_int(L, idx, fn, "dim");
+  if (ndim == 0)
+    ndL_error(L, "%s: dim %lld out of range for a 0-d tensor", fn,
+               (long long)p);
+  return (int)position(L, p, ndim, fn, "dim", ndim);
+}
+
+int64_t ndL_index(lua_State *L, int idx, int64_t n, const char *fn,
+                  const char *what) {
+  return position(L, ndL_int(L, idx, fn, what), n, fn, what, n);
+}
+
+static int sizes(lua_State *L, int idx, const char *fn, int64_t *size,
+                 int *next, int64_t min) {
+  int n = 0;
+  if (lua_istable(L, idx)) {
+    int len = (int)lua_objlen(L, idx);
+    if (len > ND_MAX_DIMS)
+      ndL_error(L, "%s: %d dims requested, at most %d supported", fn, len,
+                 ND_MAX_DIMS);
+    for (int i = 1; i <= len; i++) {
+      lua_rawgeti(L, idx, i);
+      size[n++] = ndL_int(L, -1, fn, "size");
+      lua_pop(L, 1);
+    }
+    *next = idx + 1;
+  } else {
+    while (lua_type(L, idx + n) == LUA_TNUMBER) {
+      if (n == ND_MAX_DIMS)
+        ndL_error(L, "%s: more than %d dims requested", fn, ND_MAX_DIMS);
+      size[n] = ndL_int(L, idx + n, fn, "size");
+      n++;
+    }
+    *next = idx + n;
+  }
+  for (int i = 0; i < n; i++)
+    if (size[i] < min)
+      ndL_error(L, "%s: size %lld is negative", fn, (long long)size[i]);
+  return n;
+}
+
+int ndL_sizes(lua_State *L, int idx, const char *fn, int64_t *size,
+              int *next) {
+  return sizes(L, idx, fn, size, next, 0);
+}
+
+int ndL_shape(lua_State *L, int idx, const char *fn, int64_t *size,
+              int *next) {
+  return sizes(L, idx, fn, size, next, -1);
+}
+
+void ndL_register(lua_State *L, const luaL_Reg *fns) {
+  for (; fns->name; fns++) {
+    lua_pushcfunction(L, fns->func);
+    lua_setfield(L, -2, fns->name);
+  }
+}
+
+int ndL_dtype(lua_State *L, int idx, const char *fn, int def) {
+  if (lua_isnoneornil(L, idx)) return def;
+  const char *s = lua_tostring(L, idx);
+  int d = lua_type(L, idx) == LUA_TSTRING ? nd_dtype_from_name(s) : -1;
+  if (d < 0)
+    ndL_error(L, "%s: unknown dtype %s (expected float32, float64, int32, "
+               "int64, uint8 or bool)", fn,
+               lua_type(L, idx) == LUA_TSTRING ? s : luaL_typename(L, idx));
+  return d;
+}
+
+int ndL_dimlist(lua_State *L, int idx, int ndim, const char *fn, int *dims) {
+  if (!lua_istable(L, idx)) {
+    dims[0] = ndL_dim(L, idx, ndim, fn);
+    return 1;
+  }
+  int n = (int)lua_objlen(L, idx);
+  if (n > ND_MAX_DIMS) ndL_error(L, "%s: too many dims (%d)", fn, n);
+  for (int i = 0; i < n; i++) {
+    lua_rawgeti(L, idx, i + 1);
+    dims[i] = ndL_dim(L, lua_gettop(L), ndim, fn);
+    lua_pop(L, 1);
+  }
+  return n;
+}
+
+void ndL_push_elem(lua_State *L, const nd_tensor *t, const int64_t *idx) {
+  nd_err e = ndL_err();
+  double v;
+  if (t->dtype == ND_INT64) {
+    int64_t i;
+    if (nd_get_i64(&e, t, idx, &i)) ndL_raise(L, &e);
+#if LUA_VERSION_NUM >= 503
+    lua_pushinteger(L, (lua_Integer)i);
+#else
+    lua_pushnumber(L, (lua_Number)i);
+#endif
+    return;
+  }
+  if (nd_get(&e, t, idx, &v)) ndL_raise(L, &e);
+  if (t->dtype == ND_BOOL)
+    lua_pushboolean(L, v != 0);
+  else
+    lua_pushnumber(L, v);
+}
+
+void ndL_set_elem(lua_State *L, int vidx, const nd_tensor *t,
+                  const int64_t *idx, const char *fn) {
+  nd_err e = ndL_err();
+  nd_status st;
+  int ty = lua_type(L, vidx);
+  if (ty == LUA_TBOOLEAN) {
+    st = nd_set_i64(&e, t, idx, lua_toboolean(L, vidx));
+  } else if (ty == LUA_TNUMBER) {
+#if LUA_VERSION_NUM >= 503
+    if (lua_isinteger(L, vidx))
+      st = nd_set_i64(&e, t, idx, (int64_t)lua_tointeger(L, vidx));
+    else
+#endif
+      st = nd_set(&e, t, idx, lua_tonumber(L, vidx));
+  } else {
+    return (void)ndL_error(L, "%s: value must be a number or boolean, got %s",
+                            fn, luaL_typename(L, vidx));
+  }
+  if (st) ndL_raise(L, &e);
+}
+
+static int l_gc(lua_State *L) {
+  nd_tensor *t = lua_touserdata(L, 1);
+  if (t) nd_release(t);
+  return 0;
+}
+
+/* Runs lua/NAME.lua with (C functions table, loader) and returns what it
+ * returns; the loader lets one Lua file require another. */
+static int l_import(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  for (const struct nd_lua_source *s = nd_lua_sources; s->name; s++) {
+    if (strcmp(s->name, name)) continue;
+    char chunk[64];
+    snprintf(chunk, sizeof chunk, "@nd/%s.lua", name);
+    if (ndL_load(L, s->src, s->len, chunk, "t")) return lua_error(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushvalue(L, lua_upvalueindex(2));
+    lua_call(L, 2, 1);
+    return 1;
+  }
+  return ndL_error(L, "nd: no embedded Lua module '%s'", name);
+}
+
+int luaopen_nd(lua_State *L) {
+  static const luaL_Reg mt[] = {{"__gc", l_gc}, {NULL, NULL}};
+  luaL_newmetatable(L, NDL_TENSOR);
+  ndL_register(L, mt);
+  lua_newtable(L); /* C: the raw functions, which lua/nd.lua arranges */
+  ndL_open_tensor(L);
+  ndL_open_construct(L);
+  ndL_open_views(L);
+  ndL_open_copies(L);
+  lua_pushvalue(L, -2);
+  lua_setfield(L, -2, "metatable");
+  luaL_newmetatable(L, "nd.SizeTable"); /* size()/stride() tables */
+  lua_setfield(L, -2, "size_metatable");
+  lua_pushvalue(L, -1);
+  lua_pushnil(L); /* the loader's own slot, filled below */
+  lua_pushcclosure(L, l_import, 2);
+  /* Put the loader into its own second upvalue. */
+  lua_pushvalue(L, -1);
+  lua_setupvalue(L, -2, 2);
+  lua_pushliteral(L, "nd");
+  lua_call(L, 1, 1);
+  return 1;
+}

@@ -1,0 +1,89 @@
+/* The Lua binding's shared helpers: with the src/lua files, the only
+ * place that sees lua.h. Each area file exports one ndL_open_<area>() that
+ * registers its functions into the table on top of the stack. */
+#ifndef ND_LND_H
+#define ND_LND_H
+
+#include "nd.h"
+#include <lauxlib.h>
+#include <lua.h>
+
+#if LUA_VERSION_NUM >= 502
+#define lua_objlen lua_rawlen
+#endif
+
+#define NDL_TENSOR "nd.Tensor" /* registry name of the metatable */
+
+/* A fresh unset header as a full userdata with the tensor metatable. */
+nd_tensor *ndL_new(lua_State *L);
+/* The tensor at idx, or a Lua error naming fn and what was found. */
+nd_tensor *ndL_check(lua_State *L, int idx, const char *fn);
+nd_tensor *ndL_test(lua_State *L, int idx); /* NULL when not a tensor */
+
+/* An error context counting dims from 1 for messages. */
+static inline nd_err ndL_err(void) {
+  nd_err e;
+  e.code = ND_OK;
+  e.base = 1;
+  e.msg[0] = 0;
+  return e;
+}
+int ndL_raise(lua_State *L, const nd_err *e); /* lua_error with e->msg */
+/* luaL_error with printf's formats (lua_pushfstring has no %lld). */
+int ndL_error(lua_State *L, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Raise e, its message's leading "name:" replaced by fn (for functions
+ * that reach the core through a shared entry point, like nd_empty). */
+int ndL_raise_as(lua_State *L, const char *fn, const nd_err *e);
+
+/* Run a core call; on ND_ENOMEM collect garbage once and retry (tensor
+ * memory lives outside the Lua heap, so a collection may free some). */
+#define NDL_CALL_AS(L, fn, e, call)                                         \
+  do {                                                                      \
+    nd_status s_ = (call);                                                  \
+    if (s_ == ND_ENOMEM) {                                                  \
+      lua_gc((L), LUA_GCCOLLECT, 0);                                        \
+      s_ = (call);                                                          \
+    }                                                                       \
+    if (s_) ndL_raise_as((L), (fn), &(e));                                  \
+  } while (0)
+#define NDL_CALL(L, e, call) NDL_CALL_AS(L, NULL, e, call)
+
+/* Tell the collector about element memory it cannot see, when t owns a
+ * storage nobody else shares yet. */
+void ndL_charge(lua_State *L, const nd_tensor *t);
+
+/* Argument parsing; errors name fn and the argument. */
+int64_t ndL_int(lua_State *L, int idx, const char *fn, const char *what);
+int64_t ndL_optint(lua_State *L, int idx, const char *fn, const char *what,
+                   int64_t def);
+/* A 1-based (or negative) position among n, as a 0-based one. */
+int ndL_dim(lua_State *L, int idx, int ndim, const char *fn);
+int64_t ndL_index(lua_State *L, int idx, int64_t n, const char *fn,
+                  const char *what);
+/* Sizes given as numbers from idx on, or as one table at idx; stops at a
+ * string (a dtype) or nil. Returns the count; *next gets the index after.
+ * ndL_shape also lets -1 through (view, reshape, expand). */
+int ndL_sizes(lua_State *L, int idx, const char *fn, int64_t *size,
+              int *next);
+int ndL_shape(lua_State *L, int idx, const char *fn, int64_t *size,
+              int *next);
+/* Registers functions into the table on top of the stack. */
+void ndL_register(lua_State *L, const luaL_Reg *fns);
+/* A dtype name at idx, or def when the slot is nil/none. */
+int ndL_dtype(lua_State *L, int idx, const char *fn, int def);
+/* A table of dims (or one number) as 0-based dims; returns the count. */
+int ndL_dimlist(lua_State *L, int idx, int ndim, const char *fn, int *dims);
+
+/* Push one element (number, boolean, or int64 as the Lua can hold it). */
+void ndL_push_elem(lua_State *L, const nd_tensor *t, const int64_t *idx);
+/* Write a Lua number or boolean into one element. */
+void ndL_set_elem(lua_State *L, int vidx, const nd_tensor *t,
+                  const int64_t *idx, const char *fn);
+
+void ndL_open_tensor(lua_State *L);
+void ndL_open_construct(lua_State *L);
+void ndL_open_views(lua_State *L);
+void ndL_open_copies(lua_State *L);
+
+#endif

@@ -1,0 +1,200 @@
+/* Introspection and element access: size, stride, get/set, totable ... */
+#include "lnd.h"
+#include <string.h>
+
+static int push_dims(lua_State *L, const nd_tensor *t, const int64_t *v,
+                     const char *fn) {
+  if (!lua_isnoneornil(L, 2)) {
+    lua_pushnumber(L, (lua_Number)v[ndL_dim(L, 2, t->ndim, fn)]);
+    return 1;
+  }
+  lua_createtable(L, t->ndim, 0);
+  for (int i = 0; i < t->ndim; i++) {
+    lua_pushnumber(L, (lua_Number)v[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  /* Prints as {24, 12, 4, 1}: the Lua layer's size-table metatable. */
+  lua_getfield(L, LUA_REGISTRYINDEX, "nd.SizeTable");
+  lua_setmetatable(L, -2);
+  return 1;
+}
+
+static int l_size(lua_State *L) {
+  nd_tensor *t = ndL_check(L, 1, "size");
+  return push_dims(L, t, t->size, "size");
+}
+static int l_stride(lua_State *L) {
+  nd_tensor *t = ndL_check(L, 1, "stride");
+  return push_dims(L, t, t->stride, "stride");
+}
+static int l_len(lua_State *L) {
+  nd_tensor *t = ndL_check(L, 1, "__len");
+  if (t->ndim == 0) return ndL_error(L, "__len: a 0-d tensor has no length");
+  lua_pushnumber(L, (lua_Number)t->size[0]);
+  return 1;
+}
+
+#define GETTER(name, expr)                                                  \
+  static int l_##name(lua_State *L) {                                       \
+    nd_tensor *t = ndL_check(L, 1, #name);                                  \
+    lua_pushnumber(L, (lua_Number)(expr));                                  \
+    return 1;                                                               \
+  }
+GETTER(storage_offset, t->offset)
+GETTER(dim, t->ndim)
+GETTER(numel, nd_numel(t))
+GETTER(element_size, nd_dtype_size(t->dtype))
+GETTER(nbytes, nd_numel(t) * nd_dtype_size(t->dtype))
+GETTER(data_ptr, (uintptr_t)nd_data(t))
+
+static int l_dtype(lua_State *L) {
+  lua_pushstring(L, nd_dtype_name(ndL_check(L, 1, "dtype")->dtype));
+  return 1;
+}
+static int l_is_contiguous(lua_State *L) {
+  lua_pushboolean(L, nd_is_contiguous(ndL_check(L, 1, "is_contiguous")));
+  return 1;
+}
+static int l_same_storage(lua_State *L) {
+  lua_pushboolean(L, nd_same_storage(ndL_check(L, 1, "same_storage"),
+                                     ndL_check(L, 2, "same_storage")));
+  return 1;
+}
+static int l_may_overlap(lua_State *L) {
+  lua_pushboolean(L, nd_may_overlap(ndL_check(L, 1, "may_overlap"),
+                                    ndL_check(L, 2, "may_overlap")));
+  return 1;
+}
+
+/* The whole storage as a 1-D tensor from its first element. */
+static int l_storage(lua_State *L) {
+  nd_tensor *t = ndL_check(L, 1, "storage");
+  nd_tensor *r = ndL_new(L);
+  nd_err e = ndL_err();
+  int64_t n = t->storage->nbytes / nd_dtype_size(t->dtype), one = 1;
+  NDL_CALL(L, e, nd_as_strided(&e, r, t, 1, &n, &one, 0));
+  return 1;
+}
+
+/* Indices from idx on: exactly t->ndim integers, 1-based or negative. */
+static void indices(lua_State *L, const nd_tensor *t, int idx, int64_t *ix,
+                    const char *fn, int allow_extra) {
+  int given = lua_gettop(L) - idx + 1 - allow_extra;
+  if (given != t->ndim)
+    ndL_error(L, "%s: %d indices given for a tensor of %d dims", fn,
+               given < 0 ? 0 : given, t->ndim);
+  for (int i = 0; i < t->ndim; i++)
+    ix[i] = ndL_index(L, idx + i, t->size[i], fn, "index");
+}
+
+static int l_get(lua_State *L) {
+  nd_tensor *t = ndL_check(L, 1, "get");
+  int64_t ix[ND_MAX_DIMS];
+  indices(L, t, 2, ix, "get", 0);
+  ndL_push_elem(L, t, ix);
+  return 1;
+}
+
+static int l_set(lua_State *L) {
+  nd_tensor *t = ndL_check(L, 1, "set");
+  int64_t ix[ND_MAX_DIMS];
+  nd_err e = ndL_err();
+  indices(L, t, 2, ix, "set", 1);
+  if (nd_check_writable(&e, "set", t)) ndL_raise(L, &e);
+  ndL_set_elem(L, lua_gettop(L), t, ix, "set");
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int l_item(lua_State *L) {
+  nd_tensor *t = ndL_check(L, 1, "item");
+  int64_t ix[ND_MAX_DIMS] = {0};
+  if (nd_numel(t) != 1)
+    return ndL_error(L, "item: tensor has %lld elements, not 1",
+                      (long long)nd_numel(t));
+  ndL_push_elem(L, t, ix);
+  return 1;
+}
+
+static void totable(lua_State *L, const nd_tensor *t, int d, int64_t *ix) {
+  if (d == t->ndim) {
+    ndL_push_elem(L, t, ix);
+    return;
+  }
+  lua_createtable(L, (int)t->size[d], 0);
+  for (ix[d] = 0; ix[d] < t->size[d]; ix[d]++) {
+    totable(L, t, d + 1, ix);
+    lua_rawseti(L, -2, (int)ix[d] + 1);
+  }
+}
+static int l_totable(lua_State *L) {
+  nd_tensor *t = ndL_check(L, 1, "totable");
+  int64_t ix[ND_MAX_DIMS] = {0};
+  if (nd_numel(t) > 1 << 27)
+    return ndL_error(L, "totable: %lld elements are too many for a table",
+                      (long long)nd_numel(t));
+  totable(L, t, 0, ix);
+  return 1;
+}
+
+static int l_fill_(lua_State *L) {
+  nd_tensor *t = ndL_check(L, 1, "fill_");
+  nd_err e = ndL_err();
+  nd_status st;
+  if (lua_type(L, 2) == LUA_TBOOLEAN) {
+    st = nd_fill_i64(&e, t, lua_toboolean(L, 2));
+  } else if (lua_type(L, 2) == LUA_TNUMBER) {
+    double v = lua_tonumber(L, 2);
+#if LUA_VERSION_NUM >= 503
+    if (lua_isinteger(L, 2)) st = nd_fill_i64(&e, t, lua_tointeger(L, 2)); else
+#endif
+    st = nd_fill(&e, t, v);
+  } else {
+    nd_tensor *v = ndL_test(L, 2);
+    if (!v || v->ndim != 0)
+      return ndL_error(L, "fill_: value must be a number, boolean or 0-d "
+                        "tensor, got %s", luaL_typename(L, 2));
+    st = nd_check_writable(&e, "fill_", t) ? e.code : nd_copy(&e, t, v);
+  }
+  if (st) ndL_raise(L, &e);
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int l_zero_(lua_State *L) {
+  nd_tensor *t = ndL_check(L, 1, "zero_");
+  nd_err e = ndL_err();
+  if (nd_fill_i64(&e, t, 0)) ndL_raise(L, &e);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* Raw bytes of the elements in row-major order. */
+static int l_to_string(lua_State *L) {
+  nd_tensor *t = ndL_check(L, 1, "to_string");
+  nd_tensor *c = ndL_new(L);
+  nd_err e = ndL_err();
+  NDL_CALL(L, e, nd_contiguous(&e, c, t));
+  lua_pushlstring(L, nd_data(c), (size_t)(nd_numel(c) * nd_dtype_size(c->dtype)));
+  return 1;
+}
+
+/* Address of a header, for the LuaJIT FFI layer. */
+static int l_header(lua_State *L) {
+  lua_pushlightuserdata(L, ndL_check(L, 1, "header"));
+  return 1;
+}
+
+void ndL_open_tensor(lua_State *L) {
+  static const luaL_Reg fns[] = {
+      {"size", l_size}, {"stride", l_stride}, {"__len", l_len},
+      {"storage_offset", l_storage_offset}, {"dim", l_dim},
+      {"numel", l_numel}, {"element_size", l_element_size},
+      {"nbytes", l_nbytes}, {"data_ptr", l_data_ptr}, {"dtype", l_dtype},
+      {"is_contiguous", l_is_contiguous}, {"same_storage", l_same_storage},
+      {"may_overlap", l_may_overlap}, {"storage", l_storage}, {"get", l_get},
+      {"set", l_set}, {"item", l_item}, {"totable", l_totable},
+      {"fill_", l_fill_}, {"zero_", l_zero_}, {"to_string", l_to_string},
+      {"header", l_header}, {NULL, NULL}};
+  ndL_register(L, fns);
+}
