@@ -71,7 +71,7 @@ check-asan: deps
 
 bench: deps all
 	@$(MAKE) --no-print-directory -C bench BUILD=$(CURDIR)/$(BUILD)
-	@ND_BUILD=$(BUILD) bin/nd bench/run.lua
+	@ND_BUILD=$(BUILD) bin/nd bench/run.lua $(BENCH)
 
 demo: deps all
 	bin/nd examples/tour.lua

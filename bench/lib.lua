@@ -1,0 +1,127 @@
+-- Shared bench helpers: a monotonic clock, medians of interleaved runs,
+-- NumPy timings through /usr/bin/python3, and the result table.
+local ffi = require "ffi"
+ffi.cdef [[
+  typedef struct { long tv_sec; long tv_nsec; } nd_bench_timespec;
+  int clock_gettime(int clk, nd_bench_timespec *ts);
+]]
+local ts = ffi.new("nd_bench_timespec")
+local lib = { rows = {} }
+
+function lib.now()
+  ffi.C.clock_gettime(1, ts) -- CLOCK_MONOTONIC
+  return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) * 1e-9
+end
+
+local function median(xs)
+  table.sort(xs)
+  local n = #xs
+  return n % 2 == 1 and xs[(n + 1) / 2] or (xs[n / 2] + xs[n / 2 + 1]) / 2
+end
+lib.median = median
+
+-- Seconds per call of fn: calls are batched so one sample lasts >= 20 ms.
+local function sample(fn, batch)
+  local t0 = lib.now()
+  for _ = 1, batch do fn() end
+  return (lib.now() - t0) / batch
+end
+local function calibrate(fn)
+  local batch = 1
+  while true do
+    local t0 = lib.now()
+    for _ = 1, batch do fn() end
+    local dt = lib.now() - t0
+    if dt >= 0.02 or batch >= 2^24 then return batch end
+    batch = batch * (dt < 0.002 and 10 or 2)
+  end
+end
+
+-- Interleaves the named functions round by round; returns the median
+-- seconds per call of each: { name = seconds }.
+function lib.interleave(fns, rounds)
+  rounds = rounds or 7
+  local names, batch, samples = {}, {}, {}
+  for name, fn in pairs(fns) do
+    names[#names + 1] = name
+    batch[name] = calibrate(fn)
+    samples[name] = {}
+  end
+  table.sort(names)
+  for _ = 1, rounds do
+    for _, name in ipairs(names) do
+      table.insert(samples[name], sample(fns[name], batch[name]))
+    end
+  end
+  local out = {}
+  for _, name in ipairs(names) do out[name] = median(samples[name]) end
+  return out
+end
+
+function lib.time(fn, rounds)
+  return lib.interleave({ f = fn }, rounds).f
+end
+
+-- NumPy: median seconds per call of `stmt` after `setup`, or nil when
+-- NumPy is not installed. Threads are pinned to `threads` (default 1).
+local numpy_ok
+function lib.has_numpy()
+  if numpy_ok == nil then
+    numpy_ok = os.execute("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1")
+    numpy_ok = numpy_ok == true or numpy_ok == 0
+  end
+  return numpy_ok
+end
+
+function lib.numpy(setup, stmt, rounds, threads)
+  if not lib.has_numpy() then return nil end
+  threads = threads or 1
+  local script = os.tmpname()
+  local f = assert(io.open(script, "w"))
+  f:write(([[
+import timeit, statistics
+import numpy as np
+%s
+t = timeit.Timer(%q, globals=globals())
+n, _ = t.autorange()
+n = max(1, n // 10)
+print(statistics.median([t.timeit(n) / n for _ in range(%d)]))
+]]):format(setup, stmt, rounds or 7))
+  f:close()
+  local env = ("OMP_NUM_THREADS=%d OPENBLAS_NUM_THREADS=%d "):format(threads, threads)
+  local p = io.popen(env .. "/usr/bin/python3 " .. script .. " 2>&1")
+  local out = p:read("*a")
+  p:close()
+  os.remove(script)
+  local v = tonumber(out:match("^%s*(%S+)"))
+  if not v then io.stderr:write("numpy bench failed: " .. out .. "\n") end
+  return v
+end
+
+-- One result row: what was measured, its time, the reference and its time,
+-- and the target ratio (nd / reference) when the issue names one.
+function lib.row(case, t, ref_name, ref_t, target)
+  lib.rows[#lib.rows + 1] = { case = case, t = t, ref = ref_name, ref_t = ref_t, target = target }
+end
+
+local function fmt_time(t)
+  if not t then return "-" end
+  if t < 1e-6 then return ("%.1f ns"):format(t * 1e9) end
+  if t < 1e-3 then return ("%.2f us"):format(t * 1e6) end
+  return ("%.3f ms"):format(t * 1e3)
+end
+lib.fmt_time = fmt_time
+
+function lib.print_rows(title)
+  print(("\n== %s"):format(title))
+  print(("%-48s %12s  %-26s %12s %8s %8s"):format("case", "nd", "reference", "ref time", "ratio", "target"))
+  for _, r in ipairs(lib.rows) do
+    local ratio = r.ref_t and r.t / r.ref_t
+    print(("%-48s %12s  %-26s %12s %8s %8s"):format(r.case, fmt_time(r.t), r.ref or "-",
+      fmt_time(r.ref_t), ratio and ("%.2fx"):format(ratio) or "-",
+      r.target and ("%s%.2fx"):format(r.target < 0 and ">=" or "<=", math.abs(r.target)) or ""))
+  end
+  lib.rows = {}
+end
+
+return lib
