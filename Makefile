@@ -12,7 +12,7 @@ BLAS_LIBS  := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -fPIC -pthread \
              -Iinclude -Isrc/core $(PKG_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
-LDLIBS   = $(BLAS_LIBS) -lm -pthread
+LDLIBS   = $(BLAS_LIBS) -lm -pthread -ldl
 
 CORE_SRC := $(sort $(wildcard src/core/*.c))
 LUA_SRC  := $(sort $(wildcard src/lua/*.c))

@@ -242,6 +242,10 @@ nd_status nd_randn(nd_err *e, const nd_tensor *t, nd_rng *r);
 nd_status nd_randint(nd_err *e, const nd_tensor *t, nd_rng *r, int64_t lo,
                      int64_t hi);
 
+/* ---- matmul through OpenBLAS (src/core/matmul*.c) ------------------------ */
+
+/* ---- elementwise ops and reductions (src/core/elementwise*.c, reduce*.c) -- */
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,7 +18,7 @@ local module_only = {
 -- Internal entry points, neither functions nor methods.
 local internal = {
   metatable = true, size_metatable = true, index = true, newindex = true,
-  header = true, __len = true,
+  header = true, __len = true, modules = true, library_path = true,
 }
 
 for name, f in pairs(C) do
@@ -48,9 +48,16 @@ mt.__name = "nd.Tensor"
 
 nd.methods = methods
 
--- Each extension module is a function of this table that adds functions
--- and methods.
+-- Every other embedded module (lua/NAME.lua) is an extension: a function
+-- of this table that adds functions and methods. ffi.lua goes first: it
+-- sets ext.ffi (nil outside LuaJIT) for the fast paths of the others.
 local ext = { nd = nd, methods = methods, metatable = mt, C = C }
-for _, name in ipairs({}) do import(name)(ext) end
+local skip = { nd = true, print = true, ffi = true }
+import("ffi")(ext)
+local names = C.modules()
+table.sort(names)
+for _, name in ipairs(names) do
+  if not skip[name] then import(name)(ext) end
+end
 
 return nd

@@ -1,6 +1,8 @@
 /* luaopen_nd: the tensor metatable, argument helpers, and the loader that
  * runs the Lua layer (lua/ *.lua, compiled in) over the C functions. */
+#define _GNU_SOURCE /* dladdr */
 #include "lnd.h"
+#include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -254,6 +256,26 @@ static int l_import(lua_State *L) {
   return ndL_error(L, "nd: no embedded Lua module '%s'", name);
 }
 
+/* The embedded Lua modules' names, for lua/nd.lua to load them all. */
+static int l_modules(lua_State *L) {
+  lua_newtable(L);
+  int i = 0;
+  for (const struct nd_lua_source *s = nd_lua_sources; s->name; s++) {
+    lua_pushstring(L, s->name);
+    lua_rawseti(L, -2, ++i);
+  }
+  return 1;
+}
+
+/* The file this module was loaded from, so LuaJIT's FFI can bind the C
+ * API's symbols (ffi.load) without them being global. */
+static int l_library_path(lua_State *L) {
+  Dl_info info;
+  if (!dladdr((void *)luaopen_nd, &info) || !info.dli_fname) return 0;
+  lua_pushstring(L, info.dli_fname);
+  return 1;
+}
+
 int luaopen_nd(lua_State *L) {
   static const luaL_Reg mt[] = {{"__gc", l_gc}, {NULL, NULL}};
   luaL_newmetatable(L, NDL_TENSOR);
@@ -263,6 +285,10 @@ int luaopen_nd(lua_State *L) {
   ndL_open_construct(L);
   ndL_open_views(L);
   ndL_open_copies(L);
+  lua_pushcfunction(L, l_modules);
+  lua_setfield(L, -2, "modules");
+  lua_pushcfunction(L, l_library_path);
+  lua_setfield(L, -2, "library_path");
   lua_pushvalue(L, -2);
   lua_setfield(L, -2, "metatable");
   luaL_newmetatable(L, "nd.SizeTable"); /* size()/stride() tables */
