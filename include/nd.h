@@ -242,6 +242,13 @@ nd_status nd_randn(nd_err *e, const nd_tensor *t, nd_rng *r);
 nd_status nd_randint(nd_err *e, const nd_tensor *t, nd_rng *r, int64_t lo,
                      int64_t hi);
 
+/* ---- .npy files (src/core/npy.c) ------------------------------------------ */
+/* Load versions 1.0-3.0, either byte order, C or Fortran order (a Fortran
+ * file loads as a column-major tensor, without a copy). Save writes 1.0
+ * little-endian. Errors (ND_EIO) name the file. */
+nd_status nd_load_npy(nd_err *e, nd_tensor *out, const char *path);
+nd_status nd_save_npy(nd_err *e, const char *path, const nd_tensor *t);
+
 /* ---- matmul through OpenBLAS (src/core/matmul*.c) ------------------------ */
 
 /* ---- elementwise ops and reductions (src/core/elementwise*.c, reduce*.c) -- */

@@ -285,6 +285,7 @@ int luaopen_nd(lua_State *L) {
   ndL_open_construct(L);
   ndL_open_views(L);
   ndL_open_copies(L);
+  ndL_open_io(L);
   lua_pushcfunction(L, l_modules);
   lua_setfield(L, -2, "modules");
   lua_pushcfunction(L, l_library_path);

@@ -1,0 +1,228 @@
+/* NumPy .npy files: load versions 1.0, 2.0 and 3.0 in either byte order,
+ * C or Fortran order; save version 1.0 little-endian, in Fortran order
+ * when the tensor is a transposed compact block (no copy), else C order. */
+#include "core.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char MAGIC[] = "\x93NUMPY";
+
+static const struct {
+  char kind;     /* the descr's type letter */
+  int size;
+  int dtype;
+} descrs[] = {{'f', 4, ND_FLOAT32}, {'f', 8, ND_FLOAT64}, {'i', 4, ND_INT32},
+              {'i', 8, ND_INT64},   {'u', 1, ND_UINT8},   {'b', 1, ND_BOOL}};
+
+static int little_endian(void) {
+  const uint16_t one = 1;
+  return *(const uint8_t *)&one == 1;
+}
+
+static void swap_bytes(char *p, int64_t n, int size) {
+  for (int64_t i = 0; i < n; i++, p += size)
+    for (int a = 0, b = size - 1; a < b; a++, b--) {
+      char t = p[a]; p[a] = p[b]; p[b] = t;
+    }
+}
+
+/* ---- header parsing: a Python dict literal ---- */
+static const char *after_key(const char *h, const char *key) {
+  const char *p = strstr(h, key);
+  if (!p) return NULL;
+  p += strlen(key);
+  while (*p == ' ' || *p == '\'' || *p == '"' || *p == ':') p++;
+  return p;
+}
+
+static nd_status parse_header(nd_err *e, const char *path, const char *h,
+                              int *dtype, int *swap, int *fortran, int *ndim,
+                              int64_t *size) {
+  const char *p = after_key(h, "descr");
+  if (!p || strlen(p) < 3)
+    return nd_fail(e, ND_EIO, "load: %s: header has no descr", path);
+  char order = p[0], kind = p[1];
+  int bytes = atoi(p + 2), found = -1;
+  for (size_t i = 0; i < sizeof descrs / sizeof *descrs; i++)
+    if (descrs[i].kind == kind && descrs[i].size == bytes) found = (int)i;
+  if (found < 0 || !(order == '<' || order == '>' || order == '|' || order == '='))
+    return nd_fail(e, ND_EIO, "load: %s: unsupported dtype descr '%.8s'", path,
+                   p);
+  *dtype = descrs[found].dtype;
+  *swap = bytes > 1 && order != '|' && order != '=' &&
+          (order == '<') != little_endian();
+  p = after_key(h, "fortran_order");
+  if (!p || (strncmp(p, "True", 4) && strncmp(p, "False", 5)))
+    return nd_fail(e, ND_EIO, "load: %s: header has no fortran_order", path);
+  *fortran = p[0] == 'T';
+  p = after_key(h, "shape");
+  if (!p || *p != '(')
+    return nd_fail(e, ND_EIO, "load: %s: header has no shape", path);
+  p++;
+  *ndim = 0;
+  for (;;) {
+    while (*p == ' ' || *p == ',') p++;
+    if (*p == ')') break;
+    char *end;
+    errno = 0;
+    long long v = strtoll(p, &end, 10);
+    if (end == p || errno || v < 0)
+      return nd_fail(e, ND_EIO, "load: %s: bad shape in header", path);
+    if (*ndim == ND_MAX_DIMS)
+      return nd_fail(e, ND_EIO, "load: %s: more than %d dims", path,
+                     ND_MAX_DIMS);
+    size[(*ndim)++] = v;
+    p = end;
+    while (*p == 'L') p++; /* Python 2 longs */
+  }
+  return ND_OK;
+}
+
+nd_status nd_load_npy(nd_err *e, nd_tensor *out, const char *path) {
+  memset(out, 0, sizeof *out);
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return nd_fail(e, ND_EIO, "load: cannot open %s: %s", path,
+                   strerror(errno));
+  unsigned char pre[12];
+  char *header = NULL;
+  nd_status st = ND_OK;
+  int64_t hlen = 0, size[ND_MAX_DIMS], stride[ND_MAX_DIMS], rsize[ND_MAX_DIMS];
+  int64_t numel, es, nbytes;
+  int dtype = 0, swap = 0, fortran = 0, ndim = 0;
+  if (fread(pre, 1, 8, f) != 8 || memcmp(pre, MAGIC, 6)) {
+    st = nd_fail(e, ND_EIO, "load: %s is not a .npy file", path);
+    goto done;
+  }
+  if (pre[6] == 1) {
+    if (fread(pre + 8, 1, 2, f) != 2) goto truncated;
+    hlen = pre[8] | pre[9] << 8;
+  } else if (pre[6] == 2 || pre[6] == 3) {
+    if (fread(pre + 8, 1, 4, f) != 4) goto truncated;
+    hlen = (int64_t)pre[8] | (int64_t)pre[9] << 8 | (int64_t)pre[10] << 16 |
+           (int64_t)pre[11] << 24;
+  } else {
+    st = nd_fail(e, ND_EIO, "load: %s: unsupported .npy version %d.%d", path,
+                 pre[6], pre[7]);
+    goto done;
+  }
+  if (hlen > (1 << 20)) {
+    st = nd_fail(e, ND_EIO, "load: %s: header of %lld bytes is too long",
+                 path, (long long)hlen);
+    goto done;
+  }
+  header = malloc((size_t)hlen + 1);
+  if (!header) { st = nd_fail(e, ND_ENOMEM, "load: not enough memory"); goto done; }
+  if (fread(header, 1, (size_t)hlen, f) != (size_t)hlen) goto truncated;
+  header[hlen] = 0;
+  if ((st = parse_header(e, path, header, &dtype, &swap, &fortran, &ndim,
+                         size)))
+    goto done;
+  /* Fortran order: allocate the reversed shape row-major, then view it
+   * with the dims reversed (a column-major tensor, no copy). */
+  for (int i = 0; i < ndim; i++) rsize[i] = size[fortran ? ndim - 1 - i : i];
+  if ((st = nd_contiguous_strides(e, ndim, rsize, stride, &numel))) goto done;
+  es = nd_dtype_size(dtype);
+  if (nd_mul_ovf(numel, es, &nbytes)) {
+    st = nd_fail(e, ND_EOVERFLOW, "load: %s: shape too large", path);
+    goto done;
+  }
+  /* The data must be exactly what the header promises. */
+  long here = ftell(f);
+  if (here < 0 || fseek(f, 0, SEEK_END)) goto truncated;
+  long end = ftell(f);
+  if (end < 0 || fseek(f, here, SEEK_SET)) goto truncated;
+  if ((int64_t)(end - here) != nbytes) {
+    char b[ND_SIZES_BUF];
+    st = nd_fail(e, ND_EIO,
+                 "load: %s: header shape %s needs %lld bytes of data, the "
+                 "file has %lld", path, nd_fmt_sizes(b, sizeof b, ndim, size),
+                 (long long)nbytes, (long long)(end - here));
+    goto done;
+  }
+  if ((st = nd_empty(e, out, dtype, ndim, rsize))) goto done;
+  if (nbytes && fread(nd_data(out), 1, (size_t)nbytes, f) != (size_t)nbytes) {
+    nd_release(out);
+    goto truncated;
+  }
+  if (swap) swap_bytes(nd_data(out), numel, (int)es);
+  if (dtype == ND_BOOL) {
+    uint8_t *b = nd_data(out);
+    for (int64_t i = 0; i < numel; i++) b[i] = b[i] != 0;
+  }
+  if (fortran)
+    for (int i = 0; i < ndim; i++) {
+      out->size[i] = size[i];
+      out->stride[i] = stride[ndim - 1 - i];
+    }
+  goto done;
+truncated:
+  st = nd_fail(e, ND_EIO, "load: %s is truncated", path);
+done:
+  free(header);
+  fclose(f);
+  return st;
+}
+
+/* Column-major compact: the reversed dims are contiguous. */
+static int fortran_contiguous(const nd_tensor *t) {
+  nd_tensor r = *t;
+  for (int i = 0; i < t->ndim; i++) {
+    r.size[i] = t->size[t->ndim - 1 - i];
+    r.stride[i] = t->stride[t->ndim - 1 - i];
+  }
+  return nd_is_contiguous(&r);
+}
+
+nd_status nd_save_npy(nd_err *e, const char *path, const nd_tensor *t) {
+  static const char *names[ND_NDTYPES] = {
+      [ND_FLOAT32] = "<f4", [ND_FLOAT64] = "<f8", [ND_INT32] = "<i4",
+      [ND_INT64] = "<i8", [ND_UINT8] = "|u1", [ND_BOOL] = "|b1"};
+  int fortran = !nd_is_contiguous(t) && fortran_contiguous(t);
+  nd_tensor c = ND_UNSET;
+  if (!fortran && nd_contiguous(e, &c, t)) return e->code;
+  const nd_tensor *src = fortran ? t : &c;
+  char dict[ND_SIZES_BUF + 128], shape[ND_SIZES_BUF];
+  int k = 0;
+  for (int i = 0; i < t->ndim; i++)
+    k += snprintf(shape + k, sizeof shape - (size_t)k, "%lld,%s",
+                  (long long)t->size[i], i + 1 < t->ndim ? " " : "");
+  if (t->ndim > 1) shape[k - 1] = 0; /* (2, 3) but (4,) */
+  int n = snprintf(dict, sizeof dict,
+                   "{'descr': '%s', 'fortran_order': %s, 'shape': (%s), }",
+                   names[t->dtype], fortran ? "True" : "False", shape);
+  int total = 10 + n + 1, pad = (64 - total % 64) % 64; /* align to 64 */
+  char head[10 + sizeof dict + 64];
+  memcpy(head, MAGIC, 6);
+  head[6] = 1; head[7] = 0;
+  head[8] = (char)((n + pad + 1) & 0xff); head[9] = (char)((n + pad + 1) >> 8);
+  memcpy(head + 10, dict, (size_t)n);
+  memset(head + 10 + n, ' ', (size_t)pad);
+  head[10 + n + pad] = '\n';
+  FILE *f = fopen(path, "wb");
+  if (!f) {
+    nd_release(&c);
+    return nd_fail(e, ND_EIO, "save: cannot open %s: %s", path,
+                   strerror(errno));
+  }
+  int64_t numel = nd_numel(t), es = nd_dtype_size(t->dtype);
+  size_t nbytes = (size_t)(numel * es);
+  int ok = fwrite(head, 1, (size_t)total + (size_t)pad, f) ==
+           (size_t)total + (size_t)pad;
+  if (ok && nbytes) {
+    if (little_endian() || es == 1) {
+      /* Fortran-contiguous data starts at the lowest address. */
+      int64_t lo, hi;
+      nd_span(src, &lo, &hi);
+      const char *p = (const char *)src->storage->data + lo * es;
+      ok = fwrite(p, 1, nbytes, f) == nbytes;
+    } else {
+      ok = 0; /* big-endian hosts: not supported yet */
+    }
+  }
+  ok = fclose(f) == 0 && ok;
+  nd_release(&c);
+  if (!ok) return nd_fail(e, ND_EIO, "save: writing %s failed", path);
+  return ND_OK;
+}

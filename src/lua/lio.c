@@ -1,0 +1,25 @@
+/* nd.save / nd.load: NumPy .npy files. */
+#include "lnd.h"
+
+static int l_save(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  nd_tensor *t = ndL_check(L, 2, "save");
+  nd_err e = ndL_err();
+  NDL_CALL(L, e, nd_save_npy(&e, path, t));
+  return 0;
+}
+
+static int l_load(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  nd_tensor *t = ndL_new(L);
+  nd_err e = ndL_err();
+  NDL_CALL(L, e, nd_load_npy(&e, t, path));
+  ndL_charge(L, t);
+  return 1;
+}
+
+void ndL_open_io(lua_State *L) {
+  static const luaL_Reg fns[] = {{"save", l_save}, {"load", l_load},
+                                 {NULL, NULL}};
+  ndL_register(L, fns);
+}
