@@ -183,7 +183,7 @@ nd_status nd_save_npy(nd_err *e, const char *path, const nd_tensor *t) {
   nd_tensor c = ND_UNSET;
   if (!fortran && nd_contiguous(e, &c, t)) return e->code;
   const nd_tensor *src = fortran ? t : &c;
-  char dict[ND_SIZES_BUF + 128], shape[ND_SIZES_BUF];
+  char dict[ND_SIZES_BUF + 128], shape[ND_SIZES_BUF] = "";
   int k = 0;
   for (int i = 0; i < t->ndim; i++)
     k += snprintf(shape + k, sizeof shape - (size_t)k, "%lld,%s",
