@@ -73,15 +73,37 @@ static void convert_loop(char **p, const int64_t *st, int64_t n, void *c) {
   }
 }
 
-/* Compact destination whose inner dim is the source's outer one: tiles. */
+/* The destination is compact in its inner dim and the source in another
+ * dim k: each (dim 0, dim k) plane is a transpose, done in tiles, for every
+ * index of the other dims (batched transposes, permuted copies). */
 static int try_transpose(const nd_iter *it, int64_t es) {
-  if (it->ndim != 2 || it->stride[0][0] != es || it->stride[1][1] != es ||
-      it->stride[1][0] % es || it->stride[0][1] % es || it->size[0] < 16 ||
-      it->size[1] < 16)
+  int k = 0, other[ND_MAX_DIMS], no = 0;
+  if (it->ndim < 2 || it->stride[0][0] != es || it->stride[1][0] == es)
     return 0;
-  nd_transpose_copy(it->data[0], it->data[1], it->size[1], it->size[0],
-                    it->stride[0][1] / es, it->stride[1][0] / es, (int)es);
-  return 1;
+  for (int i = 1; i < it->ndim && !k; i++)
+    if (it->stride[1][i] == es) k = i;
+  if (!k || it->size[0] < 8 || it->size[k] < 8 || it->stride[1][0] % es ||
+      it->stride[0][k] % es)
+    return 0;
+  for (int i = 1; i < it->ndim; i++)
+    if (i != k) other[no++] = i;
+  int64_t idx[ND_MAX_DIMS] = {0};
+  char *d = it->data[0], *s = it->data[1];
+  for (;;) {
+    nd_transpose_copy(d, s, it->size[k], it->size[0], it->stride[0][k] / es,
+                      it->stride[1][0] / es, (int)es);
+    int j = 0;
+    for (; j < no; j++) { /* odometer over the other dims */
+      int o = other[j];
+      d += it->stride[0][o];
+      s += it->stride[1][o];
+      if (++idx[j] < it->size[o]) break;
+      d -= it->stride[0][o] * it->size[o];
+      s -= it->stride[1][o] * it->size[o];
+      idx[j] = 0;
+    }
+    if (j == no) return 1;
+  }
 }
 
 /* dst and src have the same shape; dst does not overlap itself or src. */
@@ -103,27 +125,53 @@ static void copy_same_shape(const nd_tensor *dst, const nd_tensor *src) {
   nd_iter_run(&it, fn, &cc, 0, nd_iter_outer(&it));
 }
 
+static int64_t gcd(int64_t a, int64_t b) {
+  if (a < 0) a = -a;
+  if (b < 0) b = -b;
+  while (b) { int64_t r = a % b; a = b; b = r; }
+  return a;
+}
+
+/* Can a write to dst change an element that src reads? Spans that do not
+ * intersect cannot; nor can two same-sized element grids on one buffer
+ * whose start addresses differ by a non-multiple of the gcd of all their
+ * (byte) strides, like the even and odd columns of one matrix. */
+static int may_share_elements(const nd_tensor *dst, const nd_tensor *src) {
+  if (!nd_may_overlap(dst, src)) return 0;
+  int64_t es = nd_dtype_size(dst->dtype);
+  if (nd_dtype_size(src->dtype) != es ||
+      dst->storage->data != src->storage->data)
+    return 1;
+  int64_t g = 0, diff = (dst->offset - src->offset) * es;
+  for (int i = 0; i < dst->ndim; i++)
+    if (dst->size[i] > 1) g = gcd(g, dst->stride[i] * es);
+  for (int i = 0; i < src->ndim; i++)
+    if (src->size[i] > 1) g = gcd(g, src->stride[i] * es);
+  return g == 0 ? diff == 0 : diff % g == 0;
+}
+
 nd_status nd_copy(nd_err *e, const nd_tensor *dst, const nd_tensor *src) {
+  char b1[ND_SIZES_BUF], b2[ND_SIZES_BUF];
   nd_tensor s, tmp = ND_UNSET;
+  nd_err scratch = *e; /* nd_expand's own message is replaced below */
   if (nd_check_writable(e, "copy_", dst)) return e->code;
-  if (nd_expand(e, &s, src, dst->ndim, dst->size)) {
-    char b1[ND_SIZES_BUF], b2[ND_SIZES_BUF];
+  if (nd_expand(&scratch, &s, src, dst->ndim, dst->size))
     return nd_fail(e, ND_EINVAL,
                    "copy_: source of size %s does not broadcast to %s",
                    nd_fmt_sizes(b1, sizeof b1, src->ndim, src->size),
                    nd_fmt_sizes(b2, sizeof b2, dst->ndim, dst->size));
-  }
-  /* An overlapping source is read through a copy unless it is the very
-   * same elements in the same order (then each element is read before it
-   * is written). */
+  /* A source whose elements dst may write is read through a temporary
+   * copy of src (before broadcasting: no bigger than src), unless it is
+   * the very same elements in the same order (then each element is read
+   * before it is written). */
   int same = s.storage->data == dst->storage->data &&
              s.dtype == dst->dtype && s.offset == dst->offset &&
              !memcmp(s.stride, dst->stride, sizeof(int64_t) * (size_t)s.ndim);
-  if (!same && nd_may_overlap(dst, &s)) {
-    nd_status st = nd_clone(e, &tmp, &s);
+  if (!same && may_share_elements(dst, &s)) {
     nd_release(&s);
-    if (st) return st;
-    s = tmp;
+    if (nd_clone(e, &tmp, src)) return e->code;
+    nd_expand(&scratch, &s, &tmp, dst->ndim, dst->size); /* cannot fail */
+    nd_release(&tmp);
   }
   copy_same_shape(dst, &s);
   nd_release(&s);

@@ -72,7 +72,10 @@ nd_status nd_slice(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
   nd_tensor h = *t;
   if (count > 0) h.offset += first * t->stride[dim];
   h.size[dim] = count;
-  h.stride[dim] = count > 1 ? t->stride[dim] * step : t->stride[dim];
+  /* PyTorch's stride for any count; a size-1 dim's stride is free, so a
+   * product too big for int64 (count 1, huge step) keeps the old one. */
+  if (nd_mul_ovf(t->stride[dim], step, &h.stride[dim]))
+    h.stride[dim] = t->stride[dim];
   return done(out, &h);
 }
 
@@ -127,10 +130,15 @@ nd_status nd_expand(nd_err *e, nd_tensor *out, const nd_tensor *t, int ndim,
                    t->ndim, nd_fmt_sizes(b1, sizeof b1, t->ndim, t->size));
   nd_tensor h = *t;
   int lead = ndim - t->ndim;
+  int64_t numel = 1;
   h.ndim = ndim;
   for (int i = 0; i < ndim; i++) {
     int j = i - lead; /* the matching dim of t, when >= 0 */
     int64_t s = size[i];
+    if (s < -1)
+      return nd_fail(e, ND_EINVAL, "expand: invalid size %lld at dim %d of %s",
+                     (long long)s, i + e->base,
+                     nd_fmt_sizes(b1, sizeof b1, ndim, size));
     if (j < 0) {
       if (s < 0)
         return nd_fail(e, ND_EINVAL,
@@ -152,6 +160,9 @@ nd_status nd_expand(nd_err *e, nd_tensor *out, const nd_tensor *t, int ndim,
                      nd_fmt_sizes(b2, sizeof b2, ndim, size), i + e->base,
                      (long long)t->size[j]);
     }
+    if (nd_mul_ovf(numel, h.size[i], &numel))
+      return nd_fail(e, ND_EOVERFLOW, "expand: size %s has too many elements",
+                     nd_fmt_sizes(b1, sizeof b1, ndim, size));
   }
   return done(out, &h);
 }
@@ -194,10 +205,8 @@ static nd_status infer_size(nd_err *e, const char *fn, const nd_tensor *t,
 static int view_strides(const nd_tensor *t, int ndim, const int64_t *size,
                         int64_t *stride) {
   int64_t numel = nd_numel(t);
-  if (numel == 0 || t->ndim == 0) {
-    nd_contiguous_strides(NULL, ndim, size, stride, NULL);
-    return 1;
-  }
+  if (numel == 0 || t->ndim == 0) /* free strides: PyTorch's choice */
+    return nd_contiguous_strides(NULL, ndim, size, stride, NULL) == ND_OK;
   int vd = ndim - 1;
   int64_t base = t->stride[t->ndim - 1], tn = 1, vn = 1;
   for (int td = t->ndim - 1; td >= 0; td--) {
@@ -317,7 +326,10 @@ nd_status nd_unfold(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
   if (step <= 0)
     return nd_fail(e, ND_EINVAL, "unfold: step must be positive, got %lld",
                    (long long)step);
-  if (size < 0 || size > n)
+  if (size < 0)
+    return nd_fail(e, ND_EINVAL, "unfold: negative size %lld",
+                   (long long)size);
+  if (size > n)
     return nd_fail(e, ND_EINVAL,
                    "unfold: size %lld exceeds size %lld of dim %d",
                    (long long)size, (long long)n, dim + e->base);
@@ -348,7 +360,7 @@ nd_status nd_diagonal(nd_err *e, nd_tensor *out, const nd_tensor *t,
     n = offset >= s2 ? 0 : (s1 < s2 - offset ? s1 : s2 - offset);
     if (n > 0) h.offset += offset * t->stride[d2];
   } else {
-    n = -offset >= s1 ? 0 : (s1 + offset < s2 ? s1 + offset : s2);
+    n = offset <= -s1 ? 0 : (s1 + offset < s2 ? s1 + offset : s2);
     if (n > 0) h.offset -= offset * t->stride[d1];
   }
   int64_t st = t->stride[d1] + t->stride[d2];
@@ -391,7 +403,9 @@ nd_status nd_check_extent(nd_err *e, const char *fn, int64_t avail, int ndim,
     if (size[i] < 0)
       return nd_fail(e, ND_EINVAL, "%s: negative size %lld in %s", fn,
                      (long long)size[i], nd_fmt_sizes(b1, sizeof b1, ndim, size));
-    if (size[i] == 0) numel = 0;
+    if (numel && nd_mul_ovf(numel, size[i], &numel))
+      return nd_fail(e, ND_EOVERFLOW, "%s: size %s has too many elements", fn,
+                     nd_fmt_sizes(b1, sizeof b1, ndim, size));
     if (size[i] == 0 || size[i] == 1) continue;
     if (nd_mul_ovf(size[i] - 1, stride[i], &d) ||
         nd_add_ovf(d < 0 ? lo : hi, d, d < 0 ? &lo : &hi))

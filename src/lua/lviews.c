@@ -27,6 +27,9 @@ static int l_narrow(lua_State *L) {
   int64_t len = ndL_int(L, 4, "narrow", "length");
   if (s == 0) return ndL_error(L, "narrow: start 0 is invalid (positions "
                                 "start at 1)");
+  if (s < 0 && s + t->size[d] + 1 < 1)
+    return ndL_error(L, "narrow: start %lld out of range for dim %d of size "
+                      "%lld", (long long)s, d + 1, (long long)t->size[d]);
   if (s < 0) s += t->size[d] + 1;
   VIEW(L, nd_narrow(&e, r, t, d, s - 1, len));
 }
@@ -163,7 +166,9 @@ static int l_movedim(lua_State *L) {
 static int l_flip(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "flip");
   int dims[ND_MAX_DIMS], n = 0;
-  if (lua_istable(L, 2)) {
+  if (lua_isnoneornil(L, 2)) { /* NumPy: no dims flips them all */
+    for (n = 0; n < t->ndim; n++) dims[n] = n;
+  } else if (lua_istable(L, 2)) {
     n = ndL_dimlist(L, 2, t->ndim, "flip", dims);
   } else {
     for (int i = 2; i <= lua_gettop(L); i++) {
@@ -194,76 +199,86 @@ static int l_as_strided(lua_State *L) {
 }
 
 /* ---- table indexing: t[{...}] ---- */
-/* Applies the index table at idx to t; returns the view in *out and
- * whether every dim was selected by a number. */
+/* A range bound (1-based, negative from the end) as a 0-based position;
+ * positions -1 .. n are let through for empty ranges, others raise. Only
+ * the last bound of {1, 0} (the empty range {k, k-1} with k = 1) may be 0. */
+static int64_t range_bound(lua_State *L, int64_t v, int64_t n, const char *fn,
+                           int k, const int64_t *r) {
+  if (v == 0 && v == r[1] && r[0] == 1 && r[2] > 0) return -1;
+  if (v == 0 || v > n + 1 || v < -n - 1)
+    ndL_error(L, "%s: range {%lld, %lld, %lld} out of bounds for dim %d of "
+               "size %lld", fn, (long long)r[0], (long long)r[1],
+               (long long)r[2], k, (long long)n);
+  return v < 0 ? n + v : v - 1;
+}
+
+/* Applies the index table at idx to t, writing the view into r (a
+ * userdata, so an error mid-way leaks nothing). Returns whether every dim
+ * of a tensor of at least one dim was selected by a number. */
 static int apply_index(lua_State *L, const nd_tensor *t, int idx,
-                       nd_tensor *out, const char *fn) {
+                       nd_tensor *r, const char *fn) {
   int n = (int)lua_objlen(L, idx), d = 0, numbers = 0;
   nd_err e = ndL_err();
-  nd_tensor cur, nxt;
+  nd_tensor nxt;
   if (n > t->ndim)
     return ndL_error(L, "%s: %d index entries for a tensor of %d dims", fn,
                       n, t->ndim);
-  nd_share(&cur, t);
+  nd_share(r, t);
   for (int k = 1; k <= n; k++) {
     lua_rawgeti(L, idx, k);
     int top = lua_gettop(L), ty = lua_type(L, top);
-    int64_t size = cur.size[d];
-    nd_status st = ND_OK;
+    int64_t size = r->size[d];
+    nd_status st;
     if (ty == LUA_TNUMBER) {
       int64_t i = ndL_int(L, top, fn, "index");
-      if (i == 0 || i > size || i < -size) {
-        nd_release(&cur);
+      if (i == 0 || i > size || i < -size)
         return ndL_error(L, "%s: index %lld out of range for dim %d of "
                           "size %lld", fn, (long long)i, k, (long long)size);
-      }
-      st = nd_select(&e, &nxt, &cur, d, i < 0 ? size + i : i - 1);
+      st = nd_select(&e, &nxt, r, d, i < 0 ? size + i : i - 1);
       numbers++;
     } else if (ty == LUA_TTABLE) {
       int m = (int)lua_objlen(L, top);
-      int64_t v[3] = {1, size, 1};
-      for (int j = 0; j < m && j < 3; j++) {
+      int64_t v[3] = {1, -1, 1}, first, last, count;
+      if (m > 3)
+        return ndL_error(L, "%s: a range has at most 3 entries {first, "
+                          "last, step}, entry %d has %d", fn, k, m);
+      for (int j = 0; j < m; j++) {
         lua_rawgeti(L, top, j + 1);
         v[j] = ndL_int(L, -1, fn, j == 2 ? "step" : "range bound");
         lua_pop(L, 1);
       }
       if (m == 1) v[1] = v[0];
-      if (m > 3 || v[2] == 0) {
-        nd_release(&cur);
-        return ndL_error(L, m > 3 ? "%s: a range has at most 3 entries "
-                          "{first, last, step}" : "%s: range step must not "
-                          "be 0", fn);
+      if (v[2] == 0)
+        return ndL_error(L, "%s: range step must not be 0 (entry %d)", fn, k);
+      if (m == 0) { /* the whole dim, empty or not */
+        first = 0;
+        count = size;
+      } else {
+        first = range_bound(L, v[0], size, fn, k, v);
+        last = range_bound(L, v[1], size, fn, k, v);
+        int64_t span = v[2] > 0 ? last - first : first - last;
+        /* |step| >= 1 and span <= n + 1: no overflow here. */
+        count = span < 0 ? 0 : span / (v[2] > 0 ? v[2] : -v[2]) + 1;
+        if (count > 0 ? first < 0 || first >= size || last < 0 ||
+                            last >= size
+                      : first < 0 || first > size || last < -1 ||
+                            last >= size)
+          return ndL_error(L, "%s: range {%lld, %lld, %lld} out of bounds "
+                            "for dim %d of size %lld", fn, (long long)v[0],
+                            (long long)v[1], (long long)v[2], k,
+                            (long long)size);
       }
-      int64_t first = v[0] < 0 ? size + v[0] + 1 : v[0];
-      int64_t last = v[1] < 0 ? size + v[1] + 1 : v[1];
-      int64_t step = v[2], count;
-      if (step > 0)
-        count = last >= first ? (last - first) / step + 1 : 0;
-      else
-        count = first >= last ? (first - last) / -step + 1 : 0;
-      int ok = count > 0 ? first >= 1 && first <= size && last >= 1 &&
-                               last <= size
-                         : first >= 1 && first <= size + 1 && last >= 0 &&
-                               last <= size && v[0] != 0 && v[1] != 0;
-      if (!ok) {
-        nd_release(&cur);
-        return ndL_error(L, "%s: range {%lld, %lld, %lld} out of bounds for "
-                          "dim %d of size %lld", fn, (long long)v[0],
-                          (long long)v[1], (long long)step, k, (long long)size);
-      }
-      st = nd_slice(&e, &nxt, &cur, d, count ? first - 1 : 0, step, count);
+      st = nd_slice(&e, &nxt, r, d, count ? first : 0, v[2], count);
       d++;
     } else {
-      nd_release(&cur);
       return ndL_error(L, "%s: index entry %d must be a number or a range "
                         "table, got %s", fn, k, luaL_typename(L, top));
     }
     lua_pop(L, 1);
-    nd_release(&cur);
     if (st) ndL_raise(L, &e);
-    cur = nxt;
+    nd_release(r);
+    *r = nxt;
   }
-  *out = cur;
   return numbers == t->ndim && t->ndim > 0;
 }
 
@@ -272,20 +287,21 @@ static int apply_index(lua_State *L, const nd_tensor *t, int idx,
 static int l_index(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "index");
   nd_tensor *r = ndL_new(L);
+  int scalar;
   if (lua_type(L, 2) == LUA_TNUMBER) {
     if (t->ndim == 0) return ndL_error(L, "index: a 0-d tensor cannot be "
                                         "indexed by a number");
     int64_t i = ndL_index(L, 2, t->size[0], "index", "index");
     nd_err e = ndL_err();
     NDL_CALL(L, e, nd_select(&e, r, t, 0, i));
+    scalar = r->ndim == 0;
   } else if (lua_istable(L, 2)) {
-    apply_index(L, t, 2, r, "index");
+    scalar = apply_index(L, t, 2, r, "index");
   } else {
     return ndL_error(L, "index: key must be a method name, number or table, "
                       "got %s", luaL_typename(L, 2));
   }
-  if (r->ndim == 0 && (lua_type(L, 2) == LUA_TNUMBER ||
-                       (int64_t)lua_objlen(L, 2) == t->ndim)) {
+  if (scalar) {
     ndL_push_elem(L, r, NULL);
     nd_release(r);
   }
@@ -311,10 +327,15 @@ static int l_newindex(lua_State *L) {
   nd_tensor *v = ndL_test(L, 3);
   int ty = lua_type(L, 3);
   nd_status st;
+  if (nd_check_writable(&e, "newindex", r)) ndL_raise(L, &e);
   if (v)
     st = nd_copy(&e, r, v);
   else if (ty == LUA_TBOOLEAN)
     st = nd_fill_i64(&e, r, lua_toboolean(L, 3));
+#if LUA_VERSION_NUM >= 503
+  else if (lua_isinteger(L, 3))
+    st = nd_fill_i64(&e, r, (int64_t)lua_tointeger(L, 3));
+#endif
   else if (ty == LUA_TNUMBER)
     st = nd_fill(&e, r, lua_tonumber(L, 3));
   else
