@@ -250,8 +250,121 @@ nd_status nd_load_npy(nd_err *e, nd_tensor *out, const char *path);
 nd_status nd_save_npy(nd_err *e, const char *path, const nd_tensor *t);
 
 /* ---- matmul through OpenBLAS (src/core/matmul*.c) ------------------------ */
+/* NumPy/PyTorch matmul semantics. float32/float64 go to cblas_?gemm, ?gemv
+ * or ?dot with the order, transpose flags and leading dims read off the
+ * operands' strides (views are passed without copying when BLAS can
+ * express them); integer and bool dtypes go through a plain loop. An
+ * `out` that is unset is allocated; a set one must have exactly the
+ * result's shape and dtype, and only its view's elements are written. */
+typedef enum nd_blas_routine {
+  ND_BLAS_GEMM, ND_BLAS_GEMV, ND_BLAS_DOT, ND_BLAS_LOOP
+} nd_blas_routine;
+enum { ND_COPY_A = 1, ND_COPY_B = 2, ND_COPY_OUT = 4 }; /* plan.copies */
+/* One decision, reported by nd_matmul_plan and followed by nd_matmul.
+ * The first block is the literal CBLAS call (0 where it does not apply);
+ * the rest is the geometry the executor walks (elements, 0 = a, 1 = b,
+ * 2 = out, for the operands as used: copies are compact row-major). */
+typedef struct nd_blas_plan {
+  int routine;             /* nd_blas_routine */
+  int dtype;               /* of the computation and the result */
+  int col_major;           /* CBLAS order (gemm, gemv) */
+  char transa, transb;     /* 'N' / 'T' (gemv: transa only) */
+  int64_t m, n, k;         /* gemv: the matrix's rows, cols; dot: n */
+  int64_t lda, ldb, ldc, incx, incy;
+  int64_t batch;           /* BLAS calls (loop: 2-D products) */
+  int copies;              /* ND_COPY_* bits: operands copied first */
+  int ndim;                /* the result's shape */
+  int64_t size[ND_MAX_DIMS];
+  /* executor geometry */
+  int64_t M, N, K;                   /* one product: (M,K) x (K,N) */
+  int nbd;                           /* batch dims walked (size > 1) */
+  int64_t bsize[ND_MAX_DIMS];
+  int64_t bstride[3][ND_MAX_DIMS];
+  int64_t mstride[3][2];             /* row, col stride of each matrix */
+  int64_t origin[3];                 /* first element -> pointer passed */
+} nd_blas_plan;
+
+nd_status nd_matmul_plan(nd_err *e, nd_blas_plan *plan, const nd_tensor *a,
+                         const nd_tensor *b, const nd_tensor *out);
+nd_status nd_matmul(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                    const nd_tensor *b);
+/* The restricted forms (PyTorch's): mm 2-D x 2-D, mv 2-D x 1-D, dot
+ * 1-D x 1-D (a 0-d out), bmm 3-D x 3-D with equal batch, outer 1-D x 1-D. */
+nd_status nd_mm(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                const nd_tensor *b);
+nd_status nd_mv(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                const nd_tensor *b);
+nd_status nd_dot(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                 const nd_tensor *b);
+nd_status nd_bmm(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                 const nd_tensor *b);
+nd_status nd_outer(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                   const nd_tensor *b);
+/* out = beta * c + alpha * (a @ b); a, b 2-D, c broadcast to the result.
+ * With beta == 0, c is not read (NaNs in it do not propagate). */
+nd_status nd_addmm(nd_err *e, nd_tensor *out, const nd_tensor *c,
+                   const nd_tensor *a, const nd_tensor *b, double beta,
+                   double alpha);
 
 /* ---- elementwise ops and reductions (src/core/elementwise*.c, reduce*.c) -- */
+/* Operands broadcast (NumPy rules) and promote as PyTorch's do. An operand
+ * is a tensor, or (t == NULL) a "weak" scalar like a Lua number: dtype
+ * ND_INT64 (integral, value in i), ND_FLOAT64 (value in f) or ND_BOOL (i),
+ * which never widens a tensor within its kind (int32 * 2 stays int32). */
+typedef struct nd_operand {
+  const nd_tensor *t;
+  int dtype;
+  double f;
+  int64_t i;
+} nd_operand;
+/* Where a result goes: ND_NEW allocates it into the unset out, laid out in
+ * the inputs' memory order; ND_OUT writes into out, which must have exactly
+ * the result's shape and dtype; ND_INPLACE writes into out (the first
+ * operand's tensor), which the result must be castable to and which
+ * broadcasting may not grow. Written tensors must not overlap themselves;
+ * a partial overlap with an input is read through a temporary. */
+enum { ND_NEW, ND_OUT, ND_INPLACE };
+typedef enum nd_op {
+  ND_ADD, ND_SUB, ND_MUL, ND_DIV, ND_POW, ND_MAXIMUM, ND_MINIMUM, /* binary */
+  ND_EQ, ND_NE, ND_LT, ND_LE, ND_GT, ND_GE,                     /* -> bool */
+  ND_NEG, ND_ABS, ND_EXP, ND_LOG, ND_SQRT, ND_SIN, ND_COS, ND_TANH,
+  ND_SIGMOID, ND_RELU, ND_FLOOR, ND_CEIL, ND_ROUND,              /* unary */
+  ND_ISNAN, ND_ISFINITE,                                        /* -> bool */
+  ND_NOPS
+} nd_op;
+const char *nd_op_name(int op); /* "add", ... */
+/* The dtype of an op's result over these operands (PyTorch's rules), or
+ * -1 with an error in e (e.g. bool - bool). */
+int nd_result_type(nd_err *e, int op, int n, const nd_operand *ops);
+nd_status nd_binary(nd_err *e, nd_tensor *out, int mode, int op,
+                    const nd_operand *a, const nd_operand *b);
+/* Tensors only: the LuaJIT FFI fast path and C callers. */
+nd_status nd_binary_tensors(nd_err *e, nd_tensor *out, int mode, int op,
+                            const nd_tensor *a, const nd_tensor *b);
+nd_status nd_unary(nd_err *e, nd_tensor *out, int mode, int op,
+                   const nd_tensor *a);
+/* min(max(a, lo), hi); lo or hi may be NULL (no bound); NaN propagates. */
+nd_status nd_clamp(nd_err *e, nd_tensor *out, int mode, const nd_tensor *a,
+                   const nd_operand *lo, const nd_operand *hi);
+/* cond (bool) ? a : b, broadcast. */
+nd_status nd_where(nd_err *e, nd_tensor *out, int mode, const nd_tensor *cond,
+                   const nd_operand *a, const nd_operand *b);
+
+typedef enum nd_reduce_op {
+  ND_R_SUM, ND_R_MEAN, ND_R_PROD, ND_R_MIN, ND_R_MAX, ND_R_ALL, ND_R_ANY,
+  ND_R_NORM
+} nd_reduce_op;
+/* Reduce t over ndims distinct dims (all dims when dims is NULL) into the
+ * unset out (0-d for a full reduction). sum/prod of int32, uint8 and bool
+ * give int64; mean/norm of integers float64; all/any bool. min/max of an
+ * empty reduction fail; floats accumulate in double, pairwise. */
+nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
+                    int ndims, const int *dims, int keepdim);
+/* min/max (op ND_R_MIN/ND_R_MAX) along dim with 0-based int64 indices
+ * (first occurrence; NaN counts as the extreme). dim < 0: over all
+ * elements, the index being the row-major flat one. values may be NULL. */
+nd_status nd_reduce_arg(nd_err *e, nd_tensor *values, nd_tensor *indices,
+                        int op, const nd_tensor *t, int dim, int keepdim);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,292 @@
+/* Matmul: executes the plan of matmul_plan.c -- the copies it names, then
+ * one CBLAS call per batch element (or the plain loop for integer and bool
+ * dtypes) -- and the forms built on it: mm, mv, dot, bmm, outer, addmm.
+ * Nothing here calls back into Lua: LuaJIT's FFI calls nd_matmul. */
+#include "matmul_plan.h"
+#include <cblas.h>
+#include <math.h>
+
+/* ---- the plain loop ---------------------------------------------------- */
+/* Integers accumulate in uint64_t (two's complement wrap, as PyTorch's
+ * integer matmul, without signed-overflow UB); bool is "any a[i,k] and
+ * b[k,j]"; floats accumulate in double (they come here only for k = 0). */
+typedef struct {
+  int64_t M, N, K;
+  int64_t sa[2], sb[2], sc[2]; /* bytes */
+  double alpha, beta;
+  int64_t ialpha, ibeta;
+} loop_args;
+
+#define LOOP_KERNEL(E, name, T, kind)                                       \
+  static void loop_##name(const loop_args *g, char *const p[3]) {           \
+    for (int64_t i = 0; i < g->M; i++)                                      \
+      for (int64_t j = 0; j < g->N; j++) {                                  \
+        const char *pa = p[0] + i * g->sa[0], *pb = p[1] + j * g->sb[1];    \
+        T *pc = (T *)(p[2] + i * g->sc[0] + j * g->sc[1]);                  \
+        if (kind == 'f') {                                                  \
+          double acc = 0;                                                   \
+          for (int64_t k = 0; k < g->K; k++, pa += g->sa[1], pb += g->sb[0]) \
+            acc += (double)*(const T *)pa * (double)*(const T *)pb;         \
+          double v = g->alpha * acc;                                        \
+          if (g->beta != 0) v += g->beta * (double)*pc;                     \
+          *pc = (T)v;                                                       \
+        } else {                                                            \
+          uint64_t acc = 0;                                                 \
+          for (int64_t k = 0; k < g->K; k++, pa += g->sa[1], pb += g->sb[0]) \
+            acc += (uint64_t) * (const T *)pa * (uint64_t) * (const T *)pb; \
+          uint64_t v = (uint64_t)g->ialpha * acc;                           \
+          if (g->ibeta) v += (uint64_t)g->ibeta * (uint64_t)*pc;            \
+          *pc = kind == 'b' ? (T)(v != 0) : (T)v;                           \
+        }                                                                   \
+      }                                                                     \
+  }
+ND_DTYPES(LOOP_KERNEL)
+#undef LOOP_KERNEL
+
+typedef void (*loop_fn)(const loop_args *g, char *const p[3]);
+static const loop_fn loops[ND_NDTYPES] = {
+#define LOOP_ENTRY(E, name, T, kind) [ND_##E] = loop_##name,
+    ND_DTYPES(LOOP_ENTRY)
+#undef LOOP_ENTRY
+};
+
+/* ---- BLAS calls, exactly as the plan spells them ------------------------- */
+typedef struct {
+  const nd_blas_plan *p;
+  double alpha, beta;
+} call_args;
+
+#define BLAS_CALL(P, T)                                                     \
+  static void blas_##P(const call_args *c, char *const ptr[3]) {           \
+    const nd_blas_plan *p = c->p;                                           \
+    const enum CBLAS_ORDER order = p->col_major ? CblasColMajor : CblasRowMajor; \
+    const enum CBLAS_TRANSPOSE ta = p->transa == 'T' ? CblasTrans : CblasNoTrans; \
+    const enum CBLAS_TRANSPOSE tb = p->transb == 'T' ? CblasTrans : CblasNoTrans; \
+    T *y = (T *)ptr[2];                                                     \
+    switch (p->routine) {                                                   \
+    case ND_BLAS_GEMM:                                                      \
+      cblas_##P##gemm(order, ta, tb, (blasint)p->m, (blasint)p->n,          \
+                      (blasint)p->k, (T)c->alpha, (const T *)ptr[0],        \
+                      (blasint)p->lda, (const T *)ptr[1], (blasint)p->ldb,  \
+                      (T)c->beta, y, (blasint)p->ldc);                      \
+      break;                                                                \
+    case ND_BLAS_GEMV: { /* transa 'N': the matrix is a, else b */         \
+      int am = p->transa == 'N';                                            \
+      cblas_##P##gemv(order, ta, (blasint)p->m, (blasint)p->n, (T)c->alpha, \
+                      (const T *)ptr[am ? 0 : 1], (blasint)p->lda,          \
+                      (const T *)ptr[am ? 1 : 0], (blasint)p->incx,         \
+                      (T)c->beta, y, (blasint)p->incy);                     \
+      break;                                                                \
+    }                                                                       \
+    case ND_BLAS_DOT: {                                                     \
+      T d = cblas_##P##dot((blasint)p->n, (const T *)ptr[0],                \
+                           (blasint)p->incx, (const T *)ptr[1],             \
+                           (blasint)p->incy);                               \
+      *y = (T)(c->alpha * d + (c->beta != 0 ? c->beta * *y : 0));           \
+      break;                                                                \
+    }                                                                       \
+    default:                                                                \
+      break;                                                                \
+    }                                                                       \
+  }
+BLAS_CALL(s, float)
+BLAS_CALL(d, double)
+#undef BLAS_CALL
+
+/* ---- the batch walk ------------------------------------------------------ */
+typedef void (*product_fn)(const void *ctx, char *const ptr[3]);
+
+static void each_product(const nd_blas_plan *p, char *const base[3],
+                         int64_t es, product_fn fn, const void *ctx) {
+  int64_t idx[ND_MAX_DIMS] = {0}, off[3] = {0, 0, 0};
+  for (;;) {
+    char *ptr[3];
+    for (int k = 0; k < 3; k++) ptr[k] = base[k] + (off[k] + p->origin[k]) * es;
+    fn(ctx, ptr);
+    int d = p->nbd - 1;
+    for (; d >= 0; d--) {
+      for (int k = 0; k < 3; k++) off[k] += p->bstride[k][d];
+      if (++idx[d] < p->bsize[d]) break;
+      for (int k = 0; k < 3; k++) off[k] -= p->bstride[k][d] * p->bsize[d];
+      idx[d] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
+/* ---- execution ----------------------------------------------------------- */
+typedef struct {
+  loop_fn fn;
+  loop_args g;
+} loop_ctx;
+static void run_loop(const void *ctx, char *const ptr[3]) {
+  const loop_ctx *l = ctx;
+  l->fn(&l->g, ptr);
+}
+static void run_s(const void *ctx, char *const ptr[3]) { blas_s(ctx, ptr); }
+static void run_d(const void *ctx, char *const ptr[3]) { blas_d(ctx, ptr); }
+
+static nd_status run(nd_err *e, const nd_blas_plan *p, const nd_tensor *a,
+                     const nd_tensor *b, const nd_tensor *out, double alpha,
+                     double beta) {
+  for (int i = 0; i < p->ndim; i++)
+    if (p->size[i] == 0) return ND_OK;
+  nd_tensor ca, cb, co; /* only .storage is read until they are made */
+  ca.storage = cb.storage = co.storage = NULL;
+  const nd_tensor *ua = a, *ub = b, *uo = out;
+  nd_status st = ND_OK;
+  if (p->copies & ND_COPY_A) {
+    if ((st = nd_to_dtype(e, &ca, a, p->dtype))) goto done;
+    ua = &ca;
+  }
+  if (p->copies & ND_COPY_B) {
+    if ((st = nd_to_dtype(e, &cb, b, p->dtype))) goto done;
+    ub = &cb;
+  }
+  if (p->copies & ND_COPY_OUT) {
+    if ((st = nd_alloc_tensor(e, &co, p->dtype, p->ndim, p->size, false)))
+      goto done;
+    if (beta != 0 && (st = nd_copy(e, &co, out))) goto done;
+    uo = &co;
+  }
+  char *base[3] = {nd_ptr(ua), nd_ptr(ub), nd_ptr(uo)};
+  const int64_t es = nd_dtype_size(p->dtype);
+  if (p->batch == 0 || p->routine == ND_BLAS_LOOP) {
+    loop_ctx l = {loops[p->dtype],
+                  {p->M, p->N, p->K,
+                   {p->mstride[0][0] * es, p->mstride[0][1] * es},
+                   {p->mstride[1][0] * es, p->mstride[1][1] * es},
+                   {p->mstride[2][0] * es, p->mstride[2][1] * es},
+                   alpha, beta, (int64_t)alpha, (int64_t)beta}};
+    each_product(p, base, es, run_loop, &l);
+  } else {
+    call_args c = {p, alpha, beta};
+    each_product(p, base, es, p->dtype == ND_FLOAT32 ? run_s : run_d, &c);
+  }
+  if (uo == &co) st = nd_copy(e, out, &co);
+done: /* (unset headers are skipped: this runs on every small product) */
+  if (ca.storage) nd_release(&ca);
+  if (cb.storage) nd_release(&cb);
+  if (co.storage) nd_release(&co);
+  return st;
+}
+
+/* out = alpha * (a @ b) + beta * out, out allocated when unset. */
+static nd_status product(nd_err *e, const char *fn, nd_tensor *out,
+                         const nd_tensor *a, const nd_tensor *b, double alpha,
+                         double beta, int dtype) {
+  nd_blas_plan p;
+  const int fresh = !out->storage;
+  if (nd_plan_matmul(e, fn, &p, a, b, fresh ? NULL : out, dtype))
+    return e->code;
+  if (fresh && nd_alloc_tensor(e, out, p.dtype, p.ndim, p.size, false))
+    return e->code;
+  nd_status st = run(e, &p, a, b, out, alpha, beta);
+  if (st && fresh) nd_release(out);
+  return st;
+}
+
+nd_status nd_matmul(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                    const nd_tensor *b) {
+  return product(e, "matmul", out, a, b, 1, 0, -1);
+}
+
+/* ---- the restricted forms ---------------------------------------------- */
+static nd_status want_dims(nd_err *e, const char *fn, const nd_tensor *a,
+                           int da, const nd_tensor *b, int db) {
+  if (a->ndim == da && b->ndim == db) return ND_OK;
+  char s1[ND_SIZES_BUF], s2[ND_SIZES_BUF];
+  return nd_fail(e, ND_EINVAL, "%s: expected %d-D and %d-D tensors, got "
+                 "shapes %s and %s", fn, da, db,
+                 nd_fmt_sizes(s1, sizeof s1, a->ndim, a->size),
+                 nd_fmt_sizes(s2, sizeof s2, b->ndim, b->size));
+}
+
+nd_status nd_mm(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                const nd_tensor *b) {
+  if (want_dims(e, "mm", a, 2, b, 2)) return e->code;
+  return product(e, "mm", out, a, b, 1, 0, -1);
+}
+
+nd_status nd_mv(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                const nd_tensor *b) {
+  if (want_dims(e, "mv", a, 2, b, 1)) return e->code;
+  return product(e, "mv", out, a, b, 1, 0, -1);
+}
+
+nd_status nd_dot(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                 const nd_tensor *b) {
+  if (want_dims(e, "dot", a, 1, b, 1)) return e->code;
+  return product(e, "dot", out, a, b, 1, 0, -1);
+}
+
+nd_status nd_bmm(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                 const nd_tensor *b) {
+  if (want_dims(e, "bmm", a, 3, b, 3)) return e->code;
+  if (a->size[0] != b->size[0])
+    return nd_fail(e, ND_EINVAL, "bmm: batch sizes %lld and %lld differ",
+                   (long long)a->size[0], (long long)b->size[0]);
+  return product(e, "bmm", out, a, b, 1, 0, -1);
+}
+
+/* outer(a, b) = a as a column times b as a row: a gemm with k = 1. The
+ * views are borrowed headers, never released. */
+nd_status nd_outer(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                   const nd_tensor *b) {
+  if (want_dims(e, "outer", a, 1, b, 1)) return e->code;
+  nd_tensor col = *a, row = *b;
+  col.ndim = row.ndim = 2;
+  col.size[1] = 1;
+  col.stride[1] = 1;
+  row.size[1] = row.size[0];
+  row.stride[1] = row.stride[0];
+  row.size[0] = 1;
+  row.stride[0] = row.size[1] > 0 ? row.size[1] : 1;
+  return product(e, "outer", out, &col, &row, 1, 0, -1);
+}
+
+/* ---- addmm ----------------------------------------------------------------- */
+nd_status nd_addmm(nd_err *e, nd_tensor *out, const nd_tensor *c,
+                   const nd_tensor *a, const nd_tensor *b, double beta,
+                   double alpha) {
+  char s1[ND_SIZES_BUF], s2[ND_SIZES_BUF];
+  if (want_dims(e, "addmm", a, 2, b, 2)) return e->code;
+  const int dtype = nd_promote_types(nd_promote_types(a->dtype, b->dtype),
+                                     c->dtype);
+  if (nd_dtype_kind(dtype) != 'f')
+    for (int i = 0; i < 2; i++) {
+      double v = i ? alpha : beta;
+      if (v != floor(v) || !(fabs(v) < 0x1p63))
+        return nd_fail(e, ND_EINVAL, "addmm: %s must be an integer for a %s "
+                       "result, got %g", i ? "alpha" : "beta",
+                       nd_dtype_name(dtype), v);
+    }
+  const int fresh = !out->storage;
+  nd_blas_plan p; /* validates shapes, dtypes and out before any write */
+  if (nd_plan_matmul(e, "addmm", &p, a, b, fresh ? NULL : out, dtype))
+    return e->code;
+  nd_tensor cv = ND_UNSET, work = ND_UNSET;
+  if (nd_expand(e, &cv, c, 2, p.size))
+    return nd_fail(e, ND_EINVAL, "addmm: c of shape %s does not broadcast "
+                   "to the product's shape %s",
+                   nd_fmt_sizes(s1, sizeof s1, c->ndim, c->size),
+                   nd_fmt_sizes(s2, sizeof s2, 2, p.size));
+  nd_status st = ND_OK;
+  if (fresh && (st = nd_alloc_tensor(e, out, dtype, 2, p.size, false)))
+    goto done;
+  /* c goes into the result before the product reads a and b: through a
+   * temporary when the result overlaps them. */
+  nd_tensor *target = out;
+  if (!fresh && (nd_may_overlap(out, a) || nd_may_overlap(out, b))) {
+    if ((st = nd_alloc_tensor(e, &work, dtype, 2, p.size, false))) goto done;
+    target = &work;
+  }
+  if (beta != 0 && (st = nd_copy(e, target, &cv))) goto done;
+  if ((st = product(e, "addmm", target, a, b, alpha, beta, dtype))) goto done;
+  if (target == &work) st = nd_copy(e, out, &work);
+done:
+  if (st && fresh) nd_release(out);
+  nd_release(&cv);
+  nd_release(&work);
+  return st;
+}

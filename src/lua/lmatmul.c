@@ -1,0 +1,136 @@
+/* Matmul: matmul, mm, mv, dot, bmm, outer, addmm and matmul_plan. (Under
+ * LuaJIT, lua/matmul.lua puts an FFI fast path in front of matmul.) */
+#include "lnd.h"
+#include <stdio.h>
+
+typedef nd_status (*product_fn)(nd_err *e, nd_tensor *out,
+                                 const nd_tensor *a, const nd_tensor *b);
+
+/* fn(a, b [, out]): a given out is written and returned. */
+static int product(lua_State *L, const char *fn, product_fn f) {
+  nd_tensor *a = ndL_check(L, 1, fn), *b = ndL_check(L, 2, fn);
+  nd_err e = ndL_err();
+  if (!lua_isnoneornil(L, 3)) {
+    nd_tensor *o = ndL_check(L, 3, fn);
+    NDL_CALL(L, e, f(&e, o, a, b));
+    lua_settop(L, 3);
+    return 1;
+  }
+  nd_tensor *r = ndL_new(L);
+  NDL_CALL(L, e, f(&e, r, a, b));
+  ndL_charge(L, r);
+  return 1;
+}
+
+static int l_matmul(lua_State *L) { return product(L, "matmul", nd_matmul); }
+static int l_mm(lua_State *L) { return product(L, "mm", nd_mm); }
+static int l_mv(lua_State *L) { return product(L, "mv", nd_mv); }
+static int l_bmm(lua_State *L) { return product(L, "bmm", nd_bmm); }
+static int l_outer(lua_State *L) { return product(L, "outer", nd_outer); }
+
+/* dot returns a Lua number (a boolean for bool, as elements read). */
+static int l_dot(lua_State *L) {
+  nd_tensor *a = ndL_check(L, 1, "dot"), *b = ndL_check(L, 2, "dot");
+  nd_tensor *r = ndL_new(L);
+  nd_err e = ndL_err();
+  NDL_CALL(L, e, nd_dot(&e, r, a, b));
+  int64_t none[1] = {0};
+  ndL_push_elem(L, r, none);
+  return 1;
+}
+
+static double number(lua_State *L, int idx, const char *what) {
+  if (lua_type(L, idx) != LUA_TNUMBER)
+    ndL_error(L, "addmm: %s must be a number, got %s", what,
+              luaL_typename(L, idx));
+  return lua_tonumber(L, idx);
+}
+
+/* addmm(c, a, b [, beta, alpha] [, out]) = beta * c + alpha * (a @ b). */
+static int l_addmm(lua_State *L) {
+  nd_tensor *c = ndL_check(L, 1, "addmm"), *a = ndL_check(L, 2, "addmm"),
+            *b = ndL_check(L, 3, "addmm");
+  double beta = 1, alpha = 1;
+  int oi = 0;
+  if (ndL_test(L, 4)) {
+    oi = 4;
+  } else {
+    if (!lua_isnoneornil(L, 4)) beta = number(L, 4, "beta");
+    if (!lua_isnoneornil(L, 5)) alpha = number(L, 5, "alpha");
+    if (!lua_isnoneornil(L, 6)) {
+      ndL_check(L, 6, "addmm");
+      oi = 6;
+    }
+  }
+  nd_err e = ndL_err();
+  if (oi) {
+    NDL_CALL(L, e, nd_addmm(&e, ndL_test(L, oi), c, a, b, beta, alpha));
+    lua_pushvalue(L, oi);
+    return 1;
+  }
+  nd_tensor *r = ndL_new(L);
+  NDL_CALL(L, e, nd_addmm(&e, r, c, a, b, beta, alpha));
+  ndL_charge(L, r);
+  return 1;
+}
+
+static void set_int(lua_State *L, const char *k, int64_t v) {
+  lua_pushnumber(L, (lua_Number)v);
+  lua_setfield(L, -2, k);
+}
+static void set_str(lua_State *L, const char *k, const char *v) {
+  lua_pushstring(L, v);
+  lua_setfield(L, -2, k);
+}
+
+/* matmul_plan(a, b [, out]): the plan as a table; fields that do not
+ * apply are nil. */
+static int l_matmul_plan(lua_State *L) {
+  nd_tensor *a = ndL_check(L, 1, "matmul_plan");
+  nd_tensor *b = ndL_check(L, 2, "matmul_plan");
+  nd_tensor *o = lua_isnoneornil(L, 3) ? NULL : ndL_check(L, 3, "matmul_plan");
+  nd_blas_plan p;
+  nd_err e = ndL_err();
+  if (nd_matmul_plan(&e, &p, a, b, o)) return ndL_raise(L, &e);
+  static const char *const names[] = {"gemm", "gemv", "dot"};
+  char routine[8];
+  const int blas_call = p.routine != ND_BLAS_LOOP && p.batch > 0;
+  if (p.routine == ND_BLAS_LOOP)
+    snprintf(routine, sizeof routine, "loop");
+  else
+    snprintf(routine, sizeof routine, "%s%s",
+             p.dtype == ND_FLOAT32 ? "s" : "d", names[p.routine]);
+  lua_newtable(L);
+  set_str(L, "routine", routine);
+  set_str(L, "dtype", nd_dtype_name(p.dtype));
+  if (blas_call && p.routine != ND_BLAS_DOT)
+    set_str(L, "order", p.col_major ? "col" : "row");
+  if (blas_call && p.transa) set_str(L, "transa", p.transa == 'T' ? "T" : "N");
+  if (blas_call && p.transb) set_str(L, "transb", p.transb == 'T' ? "T" : "N");
+  if (!blas_call || p.routine != ND_BLAS_DOT) set_int(L, "m", p.m);
+  set_int(L, "n", p.n);
+  if (!blas_call || p.routine == ND_BLAS_GEMM) set_int(L, "k", p.k);
+  if (p.lda) set_int(L, "lda", p.lda);
+  if (p.ldb) set_int(L, "ldb", p.ldb);
+  if (p.ldc) set_int(L, "ldc", p.ldc);
+  if (p.incx) set_int(L, "incx", p.incx);
+  if (p.incy) set_int(L, "incy", p.incy);
+  set_int(L, "batch", p.batch);
+  lua_newtable(L);
+  static const char *const ops[] = {"a", "b", "out"};
+  for (int k = 0, n = 0; k < 3; k++)
+    if (p.copies & (1 << k)) {
+      lua_pushstring(L, ops[k]);
+      lua_rawseti(L, -2, ++n);
+    }
+  lua_setfield(L, -2, "copies");
+  return 1;
+}
+
+void ndL_open_matmul(lua_State *L) {
+  static const luaL_Reg fns[] = {
+      {"matmul", l_matmul}, {"mm", l_mm}, {"mv", l_mv}, {"dot", l_dot},
+      {"bmm", l_bmm}, {"outer", l_outer}, {"addmm", l_addmm},
+      {"matmul_plan", l_matmul_plan}, {NULL, NULL}};
+  ndL_register(L, fns);
+}
