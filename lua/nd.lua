@@ -12,7 +12,7 @@ local module_only = {
   tensor = true, empty = true, zeros = true, ones = true, full = true,
   arange = true, linspace = true, eye = true, rand = true, randn = true,
   randint = true, manual_seed = true, from_string = true, cat = true,
-  stack = true, set_num_threads = true, get_num_threads = true,
+  stack = true, set_num_threads = true, get_num_threads = true, where = true,
   matmul_plan = false, save = true, load = true,
 }
 -- Internal entry points, neither functions nor methods.

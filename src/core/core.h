@@ -77,4 +77,22 @@ void nd_iter_run(const nd_iter *it, nd_loop_fn fn, void *ctx, int64_t from,
 void nd_transpose_copy(void *dst, const void *src, int64_t rows,
                        int64_t cols, int64_t dld, int64_t sld, int esize);
 
+/* ---- threads (threads.c) and elementwise internals ---- */
+/* fn(ctx, lo, hi) over [0, n) split into up to nd_get_num_threads()
+ * contiguous ranges of at least `grain` items; inline when one range. */
+typedef void (*nd_task_fn)(void *ctx, int64_t lo, int64_t hi);
+void nd_parallel_for(int64_t n, int64_t grain, nd_task_fn fn, void *ctx);
+/* nd_iter_run over the flat element range [from, to) (dim 0 fastest). */
+void nd_iter_run_elems(const nd_iter *it, nd_loop_fn fn, void *ctx,
+                       int64_t from, int64_t to);
+/* Convert n elements between dtypes, as nd_copy does (floats to integers
+ * saturate, integers wrap, anything nonzero is true). Byte strides. */
+void nd_convert(int ddt, char *d, int64_t dst, int sdt, const char *s,
+                int64_t sst, int64_t n);
+/* Broadcast shape of n tensors into size/ndim, or an error naming fn and
+ * the shapes. */
+nd_status nd_broadcast_shape(nd_err *e, const char *fn, int n,
+                             const nd_tensor *const *ts, int *ndim,
+                             int64_t *size);
+
 #endif

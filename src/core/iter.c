@@ -93,3 +93,40 @@ void nd_iter_run(const nd_iter *it, nd_loop_fn fn, void *ctx, int64_t from,
     }
   }
 }
+
+/* As nd_iter_run, over the flat element range [from, to) of the iteration
+ * (dim 0 fastest): the first and last inner runs may be partial, so work
+ * splits evenly across threads even when everything merged into one dim. */
+void nd_iter_run_elems(const nd_iter *it, nd_loop_fn fn, void *ctx,
+                       int64_t from, int64_t to) {
+  int64_t idx[ND_MAX_DIMS] = {0}, rem, n0 = it->size[0];
+  char *p[ND_ITER_MAXOPS];
+  int64_t st[ND_ITER_MAXOPS];
+  if (n0 == 0 || from >= to) return;
+  rem = from / n0;
+  idx[0] = from % n0;
+  for (int k = 0; k < it->nops; k++) {
+    st[k] = it->stride[k][0];
+    p[k] = it->data[k] + idx[0] * st[k];
+  }
+  for (int i = 1; i < it->ndim; i++) {
+    idx[i] = rem % it->size[i];
+    rem /= it->size[i];
+    for (int k = 0; k < it->nops; k++) p[k] += idx[i] * it->stride[k][i];
+  }
+  int64_t left = to - from;
+  while (left > 0) {
+    int64_t run = n0 - idx[0] < left ? n0 - idx[0] : left;
+    fn(p, st, run, ctx);
+    left -= run;
+    if (left == 0) break;
+    for (int k = 0; k < it->nops; k++) p[k] -= idx[0] * st[k];
+    idx[0] = 0;
+    for (int i = 1; i < it->ndim; i++) { /* odometer step */
+      for (int k = 0; k < it->nops; k++) p[k] += it->stride[k][i];
+      if (++idx[i] < it->size[i]) break;
+      for (int k = 0; k < it->nops; k++) p[k] -= it->stride[k][i] * it->size[i];
+      idx[i] = 0;
+    }
+  }
+}

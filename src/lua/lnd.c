@@ -286,6 +286,7 @@ int luaopen_nd(lua_State *L) {
   ndL_open_views(L);
   ndL_open_copies(L);
   ndL_open_io(L);
+  ndL_open_ops(L);
   ndL_open_matmul(L);
   lua_pushcfunction(L, l_modules);
   lua_setfield(L, -2, "modules");

@@ -1,0 +1,216 @@
+-- Reductions checked against plain Lua loops over `get`, for every dtype
+-- and for contiguous, transposed, stepped, flipped and expanded inputs.
+local nd = require "nd"
+
+local DTYPES = { "float32", "float64", "int32", "int64", "uint8", "bool" }
+local FLOAT = { float32 = true, float64 = true }
+local LAYOUTS = { "contiguous", "transposed", "stepped", "flipped", "expanded" }
+
+local seed = 777
+local function rnd()
+  seed = (seed * 1103515245 + 12345) % 2147483648
+  return seed / 2147483648
+end
+local function value(dt)
+  if dt == "bool" then return rnd() < 0.7 end
+  if FLOAT[dt] then return -2 + 4 * rnd() end
+  if dt == "uint8" then return math.floor(4 * rnd()) end
+  return math.floor(-3 + 7 * rnd())
+end
+local function make(layout, dt)
+  local t
+  if layout == "contiguous" then t = nd.empty(4, 5, dt)
+  elseif layout == "transposed" then t = nd.empty(5, 4, dt):t()
+  elseif layout == "stepped" then t = nd.zeros(8, 11, dt)[{ { 1, 8, 2 }, { 2, 11, 2 } }]
+  elseif layout == "flipped" then t = nd.empty(4, 5, dt):flip({ 1, 2 })
+  else
+    local row = nd.empty(5, dt)
+    for j = 1, 5 do row:set(j, value(dt)) end
+    return row:expand(4, 5)
+  end
+  for i = 1, 4 do for j = 1, 5 do t:set(i, j, value(dt)) end end
+  return t
+end
+local function num(v) if type(v) == "boolean" then return v and 1 or 0 end return v end
+
+-- Reference reductions over a list of numbers.
+local REF = {
+  sum = function(xs) local s = 0 for _, x in ipairs(xs) do s = s + x end return s end,
+  prod = function(xs) local s = 1 for _, x in ipairs(xs) do s = s * x end return s end,
+  min = function(xs) local m = xs[1] for _, x in ipairs(xs) do m = math.min(m, x) end return m end,
+  max = function(xs) local m = xs[1] for _, x in ipairs(xs) do m = math.max(m, x) end return m end,
+  all = function(xs) for _, x in ipairs(xs) do if x == 0 then return false end end return true end,
+  any = function(xs) for _, x in ipairs(xs) do if x ~= 0 then return true end end return false end,
+}
+REF.mean = function(xs) return REF.sum(xs) / #xs end
+REF.norm = function(xs) local s = 0 for _, x in ipairs(xs) do s = s + x * x end return math.sqrt(s) end
+local function argref(xs, ismax) -- first occurrence
+  local bi = 1
+  for i = 2, #xs do
+    if (ismax and xs[i] > xs[bi]) or (not ismax and xs[i] < xs[bi]) then bi = i end
+  end
+  return bi
+end
+
+local function result_dtype(op, dt)
+  if op == "all" or op == "any" then return "bool" end
+  if (op == "sum" or op == "prod") and not FLOAT[dt] then return "int64" end
+  if (op == "mean" or op == "norm") and not FLOAT[dt] then return "float64" end
+  return dt
+end
+
+local function close(got, want, dt, what)
+  if type(want) == "boolean" then
+    assert(got == want, what .. (": expected %s, got %s"):format(tostring(want), tostring(got)))
+    return
+  end
+  local tol = dt == "float32" and 1e-5 or 1e-12
+  assert(type(got) == "number" and math.abs(got - want) <= tol * math.max(1, math.abs(want)),
+    what .. (": expected %.17g, got %s"):format(want, tostring(got)))
+end
+
+describe("reductions against Lua loops", function()
+  for _, dt in ipairs(DTYPES) do
+    for _, layout in ipairs(LAYOUTS) do
+      it(dt .. " " .. layout, function()
+        local a = make(layout, dt)
+        local all, rows, cols = {}, { {}, {}, {}, {} }, { {}, {}, {}, {}, {} }
+        for i = 1, 4 do for j = 1, 5 do
+          local x = num(a:get(i, j))
+          all[#all + 1] = x; rows[i][j] = x; cols[j][i] = x
+        end end
+        for op, f in pairs(REF) do
+          local rdt = result_dtype(op, dt)
+          close(num(a[op](a)), num(f(all)), rdt, op .. " all")
+          local r1, r2 = a[op](a, 1), a[op](a, 2)
+          assert.equals(rdt, r1:dtype())
+          assert.same({ 5 }, { r1:size(1) })
+          assert.same({ 4, 1 }, { a[op](a, 2, true):size(1), a[op](a, 2, true):size(2) })
+          if op == "min" or op == "max" then
+            local v, ix = a[op](a, 1)
+            assert.equals("int64", ix:dtype())
+            for j = 1, 5 do
+              close(num(v:get(j)), f(cols[j]), rdt, op .. " dim 1 value")
+              assert.equals(argref(cols[j], op == "max"), ix:get(j))
+            end
+            v, ix = a[op](a, 2, true)
+            for i = 1, 4 do assert.equals(argref(rows[i], op == "max"), ix:get(i, 1)) end
+          else
+            for j = 1, 5 do close(num(r1:get(j)) , num(f(cols[j])), rdt, op .. " dim 1") end
+            for i = 1, 4 do close(num(r2:get(i)), num(f(rows[i])), rdt, op .. " dim 2") end
+            local r12 = a[op](a, { 1, 2 })
+            assert.equals(0, r12:dim())
+            close(num(r12:item()), num(f(all)), rdt, op .. " dims {1,2}")
+          end
+        end
+        if dt ~= "bool" then
+          assert.equals(argref(all, true), a:argmax())
+          assert.equals(argref(all, false), a:argmin())
+          local am = a:argmax(2)
+          for i = 1, 4 do assert.equals(argref(rows[i], true), am:get(i)) end
+          local an = a:argmin(1, true)
+          assert.same({ 1, 5 }, { an:size(1), an:size(2) })
+          for j = 1, 5 do assert.equals(argref(cols[j], false), an:get(1, j)) end
+        end
+      end)
+    end
+  end
+end)
+
+describe("reduction rules", function()
+  it("result dtypes and Lua values", function()
+    assert.equals("number", type(nd.ones(3, "int32"):sum()))
+    assert.equals("boolean", type(nd.ones(3):all()))
+    assert.equals("int64", nd.ones(2, 3, "uint8"):sum(1):dtype())
+    assert.equals("int64", nd.ones(2, 3, "bool"):prod(2):dtype())
+    assert.equals("float32", nd.ones(2, 3, "float32"):sum(1):dtype())
+    assert.equals("float64", nd.ones(2, 3, "int32"):mean(1):dtype())
+    assert.equals("float64", nd.ones(2, 3, "int64"):norm(2):dtype())
+    assert.equals(600, nd.full({ 3 }, 200, "uint8"):sum()) -- no uint8 wrap
+  end)
+  it("empty tensors", function()
+    local e = nd.empty(0, 3)
+    assert.equals(0, e:sum()); assert.equals(1, e:prod())
+    assert.is_true(e:all()); assert.is_false(e:any()); assert.equals(0, e:norm())
+    assert.same({ 0, 0, 0 }, e:sum(1):totable())
+    assert.equals(0, e:sum(2):numel())
+    assert_error_matches(function() e:max() end, "max", "empty")
+    assert_error_matches(function() e:min(1) end, "min", "size-0")
+    assert_error_matches(function() e:argmax() end, "argmax")
+    assert.equals(0, e:max(2):numel()) -- over a non-empty dim of an empty tensor
+  end)
+  it("NaN propagates through min/max; argmax picks it", function()
+    local x = nd.tensor({ 1, 0 / 0, 3 })
+    assert.is_true(x:max() ~= x:max())
+    assert.is_true(x:min() ~= x:min())
+    assert.equals(2, x:argmax())
+    assert.equals(2, x:argmin())
+    local v, i = nd.tensor({ { 1, 0 / 0 }, { 2, 3 } }):max(2)
+    assert.is_true(v:get(1) ~= v:get(1))
+    assert.same({ 2, 2 }, i:totable())
+  end)
+  it("0-d tensors and values known from NumPy", function()
+    assert.equals(3.5, nd.tensor(3.5):sum())
+    assert.equals(1, nd.tensor(3.5):argmax())
+    local x = nd.arange(1, 13, "float64"):view(3, 4)
+    -- np.linalg.norm(x), np.linalg.norm(x, axis=0), x.mean(axis=1), x.prod(axis=0)
+    assert_close(25.495097567963924, x:norm(), 1e-15)
+    assert_close({ 10.344080432788601, 11.832159566199232, 13.379088160259652, 14.966629547095765 },
+      x:norm(1):totable(), 1e-15)
+    assert_close({ 2.5, 6.5, 10.5 }, x:mean(2):totable(), 1e-15)
+    assert_close({ 45, 120, 231, 384 }, x:prod(1):totable(), 0)
+  end)
+  it("integer sums wrap in int64, not in double", function()
+    local big = nd.tensor({ 2 ^ 62, 2 ^ 62 }, "int64")
+    local s = big:sum(1)
+    assert.equals("int64", s:dtype())
+    assert.is_true(nd.equal(s, nd.tensor(-2 ^ 63, "int64")))
+  end)
+  it("bad dims raise", function()
+    local a = nd.ones(2, 3)
+    assert_error_matches(function() a:sum(3) end, "sum", "dim 3")
+    assert_error_matches(function() a:sum({ 1, 1 }) end, "sum", "more than once")
+    assert_error_matches(function() a:max({ 1, 2 }) end, "max", "one dim")
+    assert_error_matches(function() a:argmin(0) end, "argmin", "dim 0")
+  end)
+end)
+
+describe("large reductions", function()
+  it("float32 sums of 16M elements stay accurate", function()
+    local a = nd.full({ 4096, 4096 }, 0.1, "float32")
+    local want = 16777216 * nd.tensor({ 0.1 }, "float32"):get(1)
+    assert.is_true(math.abs(a:sum() - want) / want < 1e-7)
+    assert.is_true(math.abs(a:t():sum() - want) / want < 1e-7)
+    local s1 = a:sum(1)
+    assert.is_true(math.abs(s1:get(77) - want / 4096) / (want / 4096) < 1e-6)
+    assert.is_true(math.abs(a:mean() - want / 16777216) < 1e-9)
+  end)
+  it("results are identical for every thread count", function()
+    local n = nd.get_num_threads()
+    local a = nd.rand(700, 900, "float32")
+    local results = {}
+    for _, th in ipairs({ 1, 2, 3 }) do
+      nd.set_num_threads(th)
+      results[th] = { a:sum(), a:t():sum(), a:sum(1), a:sum(2), a:norm(), a:max(), a:argmax(),
+        a:max(1) }
+    end
+    nd.set_num_threads(n)
+    for th = 2, 3 do
+      for k, v in ipairs(results[1]) do
+        if type(v) == "number" then assert.equals(v, results[th][k])
+        else assert.is_true(nd.equal(v, results[th][k])) end
+      end
+    end
+  end)
+  it("large strided reductions agree with small loops", function()
+    local a = nd.rand(300, 500)
+    local s = a:t():sum(2) -- per column of a
+    local want = 0
+    for i = 1, 300 do want = want + a:get(i, 17) end
+    assert_close(want, s:get(17), 1e-12)
+    local v, i = a:max(1)
+    local best, bi = -1, 0
+    for r = 1, 300 do if a:get(r, 250) > best then best, bi = a:get(r, 250), r end end
+    assert.same({ best, bi }, { v:get(250), i:get(250) })
+  end)
+end)

@@ -1,0 +1,508 @@
+/* The elementwise driver: every op goes through run(). It promotes,
+ * broadcasts (NumPy rules; broadcast dims get stride 0), allocates or
+ * checks the output, reads through a temporary when the output partly
+ * overlaps an input, then walks the operands with nd_iter (dims ordered by
+ * stride, contiguous dims merged) and calls one kernel per inner run:
+ *   - all dtypes match the kernel's: the kernel directly, or tile by tile
+ *     when an operand's inner stride crosses the others' (a:t() + b);
+ *   - otherwise through small buffers converted on the fly (O(dtypes)
+ *     conversion loops instead of O(dtypes^2) kernels).
+ * Work above a grain is split across nd's thread pool by element ranges. */
+#include "elementwise.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { CHUNK = 256, T0 = 1024, T1 = 16 };
+
+/* ---- dtype conversion through a double or int64 staging buffer ---- */
+#define CV_LOAD(E, name, T, kind)                                           \
+  case ND_##E:                                                              \
+    for (int64_t i = 0; i < n; i++, s += st)                                \
+      if (via_int) bi[i] = kind == 'f' ? nd_f2i(*(const T *)s, INT64_MIN, INT64_MAX) \
+                                       : (int64_t) * (const T *)s;          \
+      else bd[i] = (double)*(const T *)s;                                   \
+    break;
+static void load(int dt, const char *s, int64_t st, int64_t n, int via_int,
+                 double *bd, int64_t *bi) {
+  switch (dt) { ND_DTYPES(CV_LOAD) }
+}
+
+#define CV_STORE(E, name, T, kind)                                          \
+  case ND_##E:                                                              \
+    for (int64_t i = 0; i < n; i++, d += st)                                \
+      if (kind == 'b') *(T *)d = via_int ? bi[i] != 0 : bd[i] != 0;         \
+      else if (kind == 'f') *(T *)d = via_int ? (T)bi[i] : (T)bd[i];        \
+      else if (via_int) *(T *)d = (T)(uint64_t)bi[i];                       \
+      else *(T *)d = (T)nd_f2i(bd[i], lo, hi);                              \
+    break;
+static void store(int dt, char *d, int64_t st, int64_t n, int via_int,
+                  const double *bd, const int64_t *bi) {
+  int64_t lo = dt == ND_INT32 ? INT32_MIN : dt == ND_INT64 ? INT64_MIN : 0;
+  int64_t hi = dt == ND_INT32 ? INT32_MAX : dt == ND_INT64 ? INT64_MAX : 255;
+  switch (dt) { ND_DTYPES(CV_STORE) }
+}
+
+void nd_convert(int ddt, char *d, int64_t dst, int sdt, const char *s,
+                int64_t sst, int64_t n) {
+  double bd[CHUNK];
+  int64_t bi[CHUNK];
+  int via_int = nd_dtype_kind(sdt) != 'f' && nd_dtype_kind(ddt) != 'f';
+  for (int64_t done = 0; done < n; done += CHUNK) {
+    int64_t m = n - done < CHUNK ? n - done : CHUNK;
+    load(sdt, s, sst, m, via_int, bd, bi);
+    store(ddt, d, dst, m, via_int, bd, bi);
+    s += m * sst;
+    d += m * dst;
+  }
+}
+
+static const int8_t esizes[ND_NDTYPES] = {
+#define ES(E, name, T, kind) [ND_##E] = sizeof(T),
+    ND_DTYPES(ES)
+#undef ES
+};
+static inline int64_t esize(int dt) { return esizes[dt]; }
+static inline char *data_of(const nd_tensor *t, int64_t es) {
+  return (char *)t->storage->data + t->offset * es;
+}
+
+/* ---- broadcasting ---- */
+nd_status nd_broadcast_shape(nd_err *e, const char *fn, int n,
+                             const nd_tensor *const *ts, int *ndim,
+                             int64_t *size) {
+  int nd = 0;
+  for (int k = 0; k < n; k++)
+    if (ts[k]->ndim > nd) nd = ts[k]->ndim;
+  for (int i = 0; i < nd; i++) {
+    int64_t s = 1;
+    int from = -1;
+    for (int k = 0; k < n; k++) {
+      int d = i - (nd - ts[k]->ndim);
+      if (d < 0 || ts[k]->size[d] == 1) continue;
+      if (s == 1) {
+        s = ts[k]->size[d];
+        from = k;
+      } else if (s != ts[k]->size[d]) {
+        char b1[ND_SIZES_BUF], b2[ND_SIZES_BUF];
+        return nd_fail(e, ND_EINVAL,
+                       "%s: shapes %s and %s do not broadcast (dim %d: %lld "
+                       "vs %lld)", fn,
+                       nd_fmt_sizes(b1, sizeof b1, ts[from]->ndim, ts[from]->size),
+                       nd_fmt_sizes(b2, sizeof b2, ts[k]->ndim, ts[k]->size),
+                       i + e->base, (long long)s, (long long)ts[k]->size[d]);
+      }
+    }
+    size[i] = s;
+  }
+  *ndim = nd;
+  return ND_OK;
+}
+
+/* A borrowed header of src seen with shape (nd, size): stride 0 on the
+ * broadcast dims. */
+static void expand_to(nd_tensor *dst, const nd_tensor *src, int nd,
+                      const int64_t *size) {
+  *dst = *src;
+  dst->ndim = nd;
+  for (int i = 0; i < nd; i++) {
+    int d = i - (nd - src->ndim);
+    dst->size[i] = size[i];
+    dst->stride[i] = d < 0 || src->size[d] == 1 ? 0 : src->stride[d];
+  }
+}
+
+/* Same shape assumed: do a and b reach the same elements in the same
+ * order (so reading b[i] before writing a[i] is safe)? */
+static int same_elements(const nd_tensor *a, const nd_tensor *b) {
+  if (nd_ptr(a) != nd_ptr(b) || a->dtype != b->dtype) return 0;
+  for (int i = 0; i < a->ndim; i++)
+    if (a->size[i] > 1 && a->stride[i] != b->stride[i]) return 0;
+  return 1;
+}
+
+/* A weak scalar as a 0-d tensor of dtype dt on a local cell. */
+typedef struct {
+  nd_storage st;
+  union { double f; int64_t i; char b[8]; } v;
+  nd_tensor t;
+} cell;
+static void make_scalar(cell *c, const nd_operand *o, int dt) {
+  int64_t iv = o->i;
+  double fv = o->f;
+  int isf = o->dtype == ND_FLOAT64;
+  nd_convert(dt, c->v.b, 0, isf ? ND_FLOAT64 : ND_INT64,
+             isf ? (const char *)&fv : (const char *)&iv, 0, 1);
+  c->st = (nd_storage){&c->v, sizeof c->v, 1, NULL, NULL};
+  memset(&c->t, 0, sizeof c->t);
+  c->t.storage = &c->st;
+  c->t.dtype = dt;
+}
+
+/* ---- execution ---- */
+typedef struct {
+  nd_loop_fn kernel;
+  int nops;                /* output, then inputs */
+  int dt[ND_ITER_MAXOPS];  /* the tensors' dtypes */
+  int kdt[ND_ITER_MAXOPS]; /* the kernel's */
+  int needbuf[ND_ITER_MAXOPS];
+  int64_t nb1;             /* tiles along iteration dim 1 */
+  nd_iter it;
+} job;
+
+/* Operands whose dtype differs from the kernel's go through buffers. */
+static void buffered(char **p, const int64_t *st, int64_t n, void *ctx) {
+  const job *j = ctx;
+  _Alignas(64) char buf[ND_ITER_MAXOPS][CHUNK * 8];
+  char *q[ND_ITER_MAXOPS];
+  int64_t qs[ND_ITER_MAXOPS];
+  for (int k = 1; k < j->nops; k++)
+    if (j->dt[k] != j->kdt[k] && st[k] == 0) /* a broadcast value: once */
+      nd_convert(j->kdt[k], buf[k], 0, j->dt[k], p[k], 0, 1);
+  for (int64_t done = 0; done < n; done += CHUNK) {
+    int64_t m = n - done < CHUNK ? n - done : CHUNK;
+    for (int k = 0; k < j->nops; k++) {
+      char *at = p[k] + done * st[k];
+      if (j->dt[k] == j->kdt[k]) {
+        q[k] = at;
+        qs[k] = st[k];
+        continue;
+      }
+      q[k] = buf[k];
+      qs[k] = st[k] ? nd_dtype_size(j->kdt[k]) : 0;
+      if (k > 0 && st[k])
+        nd_convert(j->kdt[k], buf[k], qs[k], j->dt[k], at, st[k], m);
+    }
+    j->kernel(q, qs, m, NULL);
+    if (j->dt[0] != j->kdt[0])
+      nd_convert(j->dt[0], p[0] + done * st[0], st[0], j->kdt[0], buf[0],
+                 nd_dtype_size(j->kdt[0]), m);
+  }
+}
+
+static void run_direct(void *ctx, int64_t lo, int64_t hi) {
+  const job *j = ctx;
+  nd_iter_run_elems(&j->it, j->kernel, NULL, lo, hi);
+}
+static void run_buffered(void *ctx, int64_t lo, int64_t hi) {
+  job *j = ctx;
+  nd_iter_run_elems(&j->it, buffered, j, lo, hi);
+}
+
+/* Mixed strides: an operand whose inner stride is not its element size but
+ * whose next dim is unit-stride. Such operands are moved through T0 x T1
+ * tiles (a blocked transpose), so every kernel call runs contiguously. */
+static int tileable(job *j) {
+  const nd_iter *it = &j->it;
+  int any = 0;
+  if (it->ndim < 2 || it->size[0] < 16 || it->size[1] < 16) return 0;
+  for (int k = 0; k < j->nops; k++) {
+    int64_t es = nd_dtype_size(j->dt[k]), s0 = it->stride[k][0];
+    j->needbuf[k] = s0 != 0 && s0 != es;
+    any |= j->needbuf[k] && it->stride[k][1] == es;
+  }
+  return any;
+}
+
+/* buf[jj*T0 + ii] <-> p[ii*s0 + jj*s1] for ii < ti, jj < tj. */
+static void gather(char *buf, const char *p, int64_t ti, int64_t tj,
+                   int64_t s0, int64_t s1, int64_t es) {
+  if (s1 == es) {
+    nd_transpose_copy(buf, p, tj, ti, T0, s0 / es, (int)es);
+    return;
+  }
+  for (int64_t jj = 0; jj < tj; jj++)
+    for (int64_t ii = 0; ii < ti; ii++)
+      memcpy(buf + (jj * T0 + ii) * es, p + ii * s0 + jj * s1, (size_t)es);
+}
+static void scatter(char *p, const char *buf, int64_t ti, int64_t tj,
+                    int64_t s0, int64_t s1, int64_t es) {
+  if (s1 == es) {
+    nd_transpose_copy(p, buf, ti, tj, s0 / es, T0, (int)es);
+    return;
+  }
+  for (int64_t jj = 0; jj < tj; jj++)
+    for (int64_t ii = 0; ii < ti; ii++)
+      memcpy(p + ii * s0 + jj * s1, buf + (jj * T0 + ii) * es, (size_t)es);
+}
+
+/* Units: one block of T1 along dim 1 at one position of the outer dims. */
+static void run_tiles(void *ctx, int64_t lo, int64_t hi) {
+  const job *j = ctx;
+  const nd_iter *it = &j->it;
+  /* Without memory for tiles, operands are read in place (slower). */
+  char *mem = malloc((size_t)ND_ITER_MAXOPS * T0 * T1 * 8), *buf[ND_ITER_MAXOPS];
+  int needbuf[ND_ITER_MAXOPS];
+  for (int k = 0; k < j->nops; k++) {
+    buf[k] = mem ? mem + (size_t)k * T0 * T1 * 8 : NULL;
+    needbuf[k] = mem && j->needbuf[k];
+  }
+  for (int64_t u = lo; u < hi; u++) {
+    char *base[ND_ITER_MAXOPS], *q[ND_ITER_MAXOPS];
+    int64_t qs[ND_ITER_MAXOPS], rem = u / j->nb1;
+    int64_t j0 = u % j->nb1 * T1;
+    int64_t tj = it->size[1] - j0 < T1 ? it->size[1] - j0 : T1;
+    for (int k = 0; k < j->nops; k++)
+      base[k] = it->data[k] + j0 * it->stride[k][1];
+    for (int i = 2; i < it->ndim; i++) {
+      int64_t idx = rem % it->size[i];
+      rem /= it->size[i];
+      for (int k = 0; k < j->nops; k++) base[k] += idx * it->stride[k][i];
+    }
+    for (int64_t i0 = 0; i0 < it->size[0]; i0 += T0) {
+      int64_t ti = it->size[0] - i0 < T0 ? it->size[0] - i0 : T0;
+      for (int k = 1; k < j->nops; k++)
+        if (needbuf[k])
+          gather(buf[k], base[k] + i0 * it->stride[k][0], ti, tj,
+                 it->stride[k][0], it->stride[k][1], nd_dtype_size(j->dt[k]));
+      for (int64_t jj = 0; jj < tj; jj++) {
+        for (int k = 0; k < j->nops; k++) {
+          int64_t es = esize(j->dt[k]);
+          if (needbuf[k]) {
+            q[k] = buf[k] + jj * T0 * es;
+            qs[k] = es;
+          } else {
+            q[k] = base[k] + i0 * it->stride[k][0] + jj * it->stride[k][1];
+            qs[k] = it->stride[k][0];
+          }
+        }
+        j->kernel(q, qs, ti, NULL);
+      }
+      if (needbuf[0])
+        scatter(base[0] + i0 * it->stride[0][0], buf[0], ti, tj,
+                it->stride[0][0], it->stride[0][1], nd_dtype_size(j->dt[0]));
+    }
+  }
+  free(mem);
+}
+
+static void execute(const nd_tensor *dst, const nd_tensor *ex, int nin,
+                    const int *kin, int kout, nd_loop_fn kernel,
+                    int64_t grain) {
+  int64_t n = nd_numel(dst);
+  if (n == 0) return;
+  job j;
+  const nd_tensor *ops[ND_ITER_MAXOPS] = {dst};
+  j.kernel = kernel;
+  j.nops = nin + 1;
+  j.dt[0] = dst->dtype;
+  j.kdt[0] = kout;
+  int direct = dst->dtype == kout;
+  for (int k = 0; k < nin; k++) {
+    ops[k + 1] = &ex[k];
+    j.dt[k + 1] = ex[k].dtype;
+    j.kdt[k + 1] = kin[k];
+    direct &= ex[k].dtype == kin[k];
+  }
+  nd_iter_init(&j.it, j.nops, ops);
+  if (direct && tileable(&j)) {
+    int64_t outer = 1;
+    for (int i = 2; i < j.it.ndim; i++) outer *= j.it.size[i];
+    j.nb1 = (j.it.size[1] + T1 - 1) / T1;
+    int64_t per_unit = T1 * j.it.size[0];
+    nd_parallel_for(outer * j.nb1, (grain + per_unit - 1) / per_unit,
+                    run_tiles, &j);
+    return;
+  }
+  nd_parallel_for(n, grain, direct ? run_direct : run_buffered, &j);
+}
+
+/* Elements per thread below which threading costs more than it saves. */
+static int64_t grain_of(int op) {
+  switch (op) {
+  case ND_POW: case ND_EXP: case ND_LOG: case ND_SIN: case ND_COS:
+  case ND_TANH: case ND_SIGMOID:
+    return 1 << 12;
+  default:
+    return 1 << 15;
+  }
+}
+
+static nd_status run(nd_err *e, const char *fn, nd_tensor *out, int mode,
+                     int nin, const nd_operand *in, int rdt, const int *kin,
+                     int kout, nd_loop_fn kernel, int64_t grain) {
+  cell cells[ND_ITER_MAXOPS - 1];
+  const nd_tensor *ts[ND_ITER_MAXOPS - 1];
+  nd_tensor ex[ND_ITER_MAXOPS - 1];
+  char b1[ND_SIZES_BUF], b2[ND_SIZES_BUF];
+  int nd;
+  int64_t size[ND_MAX_DIMS];
+  for (int k = 0; k < nin; k++) {
+    if (in[k].t) {
+      ts[k] = in[k].t;
+      if (!ts[k]->storage)
+        return nd_fail(e, ND_EINVAL, "%s: operand %d is an unset tensor", fn,
+                       k + e->base);
+    } else {
+      make_scalar(&cells[k], &in[k], kin[k]);
+      ts[k] = &cells[k].t;
+    }
+  }
+  if (nd_broadcast_shape(e, fn, nin, ts, &nd, size)) return e->code;
+  if (mode == ND_NEW) {
+    const nd_tensor *like = NULL;
+    for (int k = 0; k < nin && !like; k++)
+      if (in[k].t && ts[k]->ndim == nd && nd > 0 &&
+          !memcmp(ts[k]->size, size, sizeof(int64_t) * (size_t)nd))
+        like = ts[k];
+    if (like ? nd_empty_like(e, out, like, rdt)
+             : nd_alloc_tensor(e, out, rdt, nd, size, false))
+      return e->code;
+  } else {
+    if (!out || !out->storage)
+      return nd_fail(e, ND_EINVAL, "%s: out must be a tensor", fn);
+    if (out->ndim != nd ||
+        memcmp(out->size, size, sizeof(int64_t) * (size_t)nd)) {
+      nd_fmt_sizes(b1, sizeof b1, out->ndim, out->size);
+      nd_fmt_sizes(b2, sizeof b2, nd, size);
+      if (mode == ND_OUT)
+        return nd_fail(e, ND_EINVAL, "%s: out has size %s but the result "
+                       "has size %s", fn, b1, b2);
+      return nd_fail(e, ND_EINVAL, "%s: the written tensor of size %s cannot "
+                     "take a result of size %s (in-place ops do not grow "
+                     "their tensor)", fn, b1, b2);
+    }
+    if (mode == ND_OUT && out->dtype != rdt)
+      return nd_fail(e, ND_EINVAL, "%s: out has dtype %s but the result has "
+                     "dtype %s", fn, nd_dtype_name(out->dtype),
+                     nd_dtype_name(rdt));
+    if (mode == ND_INPLACE && !nd_can_cast(rdt, out->dtype))
+      return nd_fail(e, ND_EINVAL, "%s: result type %s can't be cast to the "
+                     "written tensor's dtype %s", fn, nd_dtype_name(rdt),
+                     nd_dtype_name(out->dtype));
+    if (nd_check_writable(e, fn, out)) return e->code;
+  }
+  for (int k = 0; k < nin; k++) expand_to(&ex[k], ts[k], nd, size);
+  if (mode != ND_NEW) {
+    int overlap = 0;
+    for (int k = 0; k < nin; k++)
+      overlap |= in[k].t && nd_may_overlap(out, &ex[k]) &&
+                 !same_elements(out, &ex[k]);
+    if (overlap) { /* compute aside, then copy in */
+      nd_tensor tmp = ND_UNSET;
+      if (nd_empty_like(e, &tmp, out, out->dtype)) return e->code;
+      execute(&tmp, ex, nin, kin, kout, kernel, grain);
+      nd_status s = nd_copy(e, out, &tmp);
+      nd_release(&tmp);
+      return s;
+    }
+  }
+  execute(out, ex, nin, kin, kout, kernel, grain);
+  return ND_OK;
+}
+
+static nd_status check_mode(nd_err *e, const char *fn, int mode) {
+  if (mode == ND_NEW || mode == ND_OUT || mode == ND_INPLACE) return ND_OK;
+  return nd_fail(e, ND_EINVAL, "%s: unknown mode %d", fn, mode);
+}
+
+nd_status nd_binary(nd_err *e, nd_tensor *out, int mode, int op,
+                    const nd_operand *a, const nd_operand *b) {
+  if (op < ND_ADD || op > ND_GE)
+    return nd_fail(e, ND_EINVAL, "binary: %d is not a binary op", op);
+  const char *fn = nd_op_name_mode(op, mode);
+  if (check_mode(e, fn, mode)) return e->code;
+  nd_operand ops[2] = {*a, *b};
+  int rdt = nd_result_type(e, op, 2, ops);
+  if (rdt < 0) return e->code;
+  int cmp = op >= ND_EQ;
+  int ct = cmp ? nd_common_type(2, ops) : rdt;
+  int kin[2] = {ct, ct};
+  return run(e, fn, out, mode, 2, ops, rdt, kin, cmp ? ND_BOOL : ct,
+             nd_binary_kernels[op][ct], grain_of(op));
+}
+
+nd_status nd_binary_tensors(nd_err *e, nd_tensor *out, int mode, int op,
+                            const nd_tensor *a, const nd_tensor *b) {
+  /* Small contiguous same-dtype operands into out: straight to the kernel
+   * (per-call cost is what matters at this size). */
+  int dt = a->dtype;
+  if (mode == ND_OUT && op >= ND_ADD && op <= ND_GE && out->storage &&
+      a->storage && b->storage && b->dtype == dt &&
+      out->dtype == (op >= ND_EQ ? ND_BOOL : dt) &&
+      (op != ND_DIV || nd_dtype_kind(dt) == 'f') &&
+      (op != ND_SUB || dt != ND_BOOL) && out->ndim == a->ndim &&
+      b->ndim == a->ndim &&
+      !memcmp(out->size, a->size, sizeof(int64_t) * (size_t)a->ndim) &&
+      !memcmp(b->size, a->size, sizeof(int64_t) * (size_t)a->ndim) &&
+      nd_is_contiguous(out) && nd_is_contiguous(a) && nd_is_contiguous(b)) {
+    int64_t n = nd_numel(out);
+    if (n == 0) return ND_OK;
+    int64_t es = esize(dt), eo = esize(out->dtype);
+    char *p[3] = {data_of(out, eo), data_of(a, es), data_of(b, es)};
+    /* Contiguous: each spans [p, p + n*size); an input may be out itself. */
+    int clear = 1;
+    for (int k = 1; k < 3; k++)
+      clear &= (p[k] == p[0] && es == eo) || p[k] + n * es <= p[0] ||
+               p[0] + n * eo <= p[k];
+    if (n < grain_of(op) && clear) {
+      int64_t st[3] = {eo, es, es};
+      nd_binary_kernels[op][dt](p, st, n, NULL);
+      return ND_OK;
+    }
+  }
+  nd_operand oa = {a, 0, 0, 0}, ob = {b, 0, 0, 0};
+  return nd_binary(e, out, mode, op, &oa, &ob);
+}
+
+nd_status nd_unary(nd_err *e, nd_tensor *out, int mode, int op,
+                   const nd_tensor *a) {
+  if (op < ND_NEG || op > ND_ISFINITE)
+    return nd_fail(e, ND_EINVAL, "unary: %d is not a unary op", op);
+  const char *fn = nd_op_name_mode(op, mode);
+  if (check_mode(e, fn, mode)) return e->code;
+  nd_operand oa = {a, 0, 0, 0};
+  int rdt = nd_result_type(e, op, 1, &oa);
+  if (rdt < 0) return e->code;
+  int ct = op == ND_ISNAN || op == ND_ISFINITE ? a->dtype : rdt;
+  return run(e, fn, out, mode, 1, &oa, rdt, &ct, rdt,
+             nd_unary_kernels[op - ND_NEG][ct], grain_of(op));
+}
+
+/* The widest bound of dtype dt, as a weak scalar (lo: lowest). */
+static nd_operand no_bound(int dt, int lo) {
+  nd_operand o = {NULL, ND_INT64, 0, 0};
+  switch (dt) {
+  case ND_FLOAT32: case ND_FLOAT64:
+    o.dtype = ND_FLOAT64;
+    o.f = lo ? -INFINITY : INFINITY;
+    break;
+  case ND_INT32: o.i = lo ? INT32_MIN : INT32_MAX; break;
+  case ND_INT64: o.i = lo ? INT64_MIN : INT64_MAX; break;
+  case ND_UINT8: o.i = lo ? 0 : 255; break;
+  default: o.i = lo ? 0 : 1; break;
+  }
+  return o;
+}
+
+nd_status nd_clamp(nd_err *e, nd_tensor *out, int mode, const nd_tensor *a,
+                   const nd_operand *lo, const nd_operand *hi) {
+  const char *fn = mode == ND_INPLACE ? "clamp_" : "clamp";
+  if (check_mode(e, fn, mode)) return e->code;
+  nd_operand ops[3] = {{a, 0, 0, 0}}, given[3];
+  int n = 0;
+  given[n++] = ops[0];
+  if (lo) given[n++] = *lo;
+  if (hi) given[n++] = *hi;
+  int rdt = nd_common_type(n, given);
+  ops[1] = lo ? *lo : no_bound(rdt, 1);
+  ops[2] = hi ? *hi : no_bound(rdt, 0);
+  int kin[3] = {rdt, rdt, rdt};
+  return run(e, fn, out, mode, 3, ops, rdt, kin, rdt, nd_clamp_kernels[rdt],
+             1 << 15);
+}
+
+nd_status nd_where(nd_err *e, nd_tensor *out, int mode, const nd_tensor *cond,
+                   const nd_operand *a, const nd_operand *b) {
+  const char *fn = "where";
+  if (check_mode(e, fn, mode)) return e->code;
+  if (cond->dtype != ND_BOOL)
+    return nd_fail(e, ND_EINVAL, "where: the condition must be a bool "
+                   "tensor, got %s", nd_dtype_name(cond->dtype));
+  nd_operand ab[2] = {*a, *b};
+  int rdt = nd_common_type(2, ab);
+  nd_operand ops[3] = {{cond, 0, 0, 0}, *a, *b};
+  int kin[3] = {ND_BOOL, rdt, rdt};
+  return run(e, fn, out, mode, 3, ops, rdt, kin, rdt, nd_where_kernels[rdt],
+             1 << 15);
+}

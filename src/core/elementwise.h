@@ -1,0 +1,31 @@
+/* Private to the elementwise and reduction files: the kernel tables. A
+ * kernel is an nd_loop_fn whose operands (0: output, then the inputs) all
+ * have the kernel's dtypes; the driver in elementwise.c converts around it
+ * when the tensors' dtypes differ. */
+#ifndef ND_ELEMENTWISE_H
+#define ND_ELEMENTWISE_H
+#include "core.h"
+
+/* Binary ops and comparisons: [op][compute dtype]; comparisons write bool. */
+extern const nd_loop_fn nd_binary_kernels[ND_GE + 1][ND_NDTYPES];
+/* Unary ops, indexed by op - ND_NEG; isnan/isfinite write bool. */
+extern const nd_loop_fn nd_unary_kernels[ND_ISFINITE - ND_NEG + 1][ND_NDTYPES];
+/* out, x, lo, hi: min(max(x, lo), hi). */
+extern const nd_loop_fn nd_clamp_kernels[ND_NDTYPES];
+/* out, cond (bool), a, b. */
+extern const nd_loop_fn nd_where_kernels[ND_NDTYPES];
+
+/* Promotion (promote.c): the common dtype of the operands (PyTorch's
+ * categories: dimensioned tensors, then 0-d tensors, then weak scalars). */
+int nd_common_type(int n, const nd_operand *ops);
+int nd_can_cast(int from, int to); /* PyTorch's canCast */
+const char *nd_op_name_mode(int op, int mode); /* "add_" when in place */
+
+/* NaN test that compiles (to 0) for integer types, without tautology
+ * warnings. */
+static inline int nd_nan_f(float x) { return x != x; }
+static inline int nd_nan_d(double x) { return x != x; }
+static inline int nd_nan_i(int64_t x) { (void)x; return 0; }
+#define NANQ(x)                                                             \
+  _Generic((x), float: nd_nan_f, double: nd_nan_d, default: nd_nan_i)(x)
+#endif

@@ -1,0 +1,246 @@
+/* The elementwise inner loops: one macro per loop shape, instantiated for
+ * every dtype through ND_DTYPES. Each loop has a contiguous case and a
+ * broadcast-scalar case that GCC vectorises (O3 here: -O2's cost model
+ * will not version loops for aliasing, and out may alias an input), and
+ * a strided fallback. Clones for AVX2 and AVX-512 are picked at load time
+ * (target_clones dispatches on __builtin_cpu_supports).
+ *
+ * No C undefined behaviour: integer arithmetic goes through unsigned types
+ * (wraps), integer pow is repeated squaring in uint64_t, floats to ints are
+ * never converted here (the driver's conversions saturate). */
+#pragma GCC optimize("O3")
+#include "elementwise.h"
+#include <math.h>
+
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define KERNEL __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define KERNEL
+#endif
+
+/* Unsigned arithmetic for integers, plain for floats. */
+#define UNS(T, x)                                                           \
+  _Generic((T)0, int32_t: (uint32_t)(x), int64_t: (uint64_t)(x),           \
+           uint8_t: (uint32_t)(x), default: (x))
+
+static inline uint64_t ipow(uint64_t base, int64_t ex) {
+  if (ex < 0) /* as PyTorch: 1 and -1 keep their magnitude, others give 0 */
+    return base == 1 ? 1 : base == (uint64_t)-1 ? (ex & 1 ? base : 1) : 0;
+  uint64_t r = 1;
+  for (; ex; ex >>= 1, base *= base)
+    if (ex & 1) r *= base;
+  return r;
+}
+
+/* exp for float32, branch-free so that it vectorises: Cephes' expf
+ * polynomial after n = round(x / ln 2), scaled by 2^n in two halves so
+ * results down to the subnormals stay exact in range. ~1 ulp. */
+static inline float exp_f32(float x) {
+  const float hi = 88.72283935546875f, lo = -103.97208404541015625f;
+  float xc = x > hi ? hi : x;
+  xc = xc < lo ? lo : xc;
+  float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  float r = xc - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  int32_t ni = (int32_t)n, n1 = ni / 2, n2 = ni - n1;
+  int32_t b1 = (n1 + 127) << 23, b2 = (n2 + 127) << 23;
+  float s1, s2;
+  memcpy(&s1, &b1, 4);
+  memcpy(&s2, &b2, 4);
+  float v = p * s1 * s2;
+  v = x > hi ? INFINITY : v;
+  v = x < lo ? 0.0f : v;
+  return x != x ? x : v;
+}
+
+
+#define IS_F32(T) _Generic((T)0, float: 1, default: 0)
+#define FMATH(T, f32, f64, x) (IS_F32(T) ? (T)f32((float)(x)) : (T)f64((double)(x)))
+#define EXP_T(T, x) (IS_F32(T) ? (T)exp_f32((float)(x)) : (T)exp((double)(x)))
+
+/* ---- binary expressions: (T, kind, a, b) ---- */
+#define E_ADD(T, k, a, b)                                                   \
+  (k == 'b' ? (T)((a != 0) | (b != 0)) : (T)(UNS(T, a) + UNS(T, b)))
+#define E_SUB(T, k, a, b) ((T)(UNS(T, a) - UNS(T, b)))
+#define E_MUL(T, k, a, b)                                                   \
+  (k == 'b' ? (T)((a != 0) & (b != 0)) : (T)(UNS(T, a) * UNS(T, b)))
+#define E_DIV(T, k, a, b) (k == 'f' ? (T)(a / b) : (T)0) /* floats only */
+#define E_POW(T, k, a, b)                                                   \
+  (k == 'f' ? (IS_F32(T) ? (T)powf((float)a, (float)b)                     \
+                         : (T)pow((double)a, (double)b))                    \
+   : k == 'b' ? (T)((b == 0) | (a != 0))                                    \
+              : (T)ipow((uint64_t)(int64_t)a, (int64_t)b))
+#define E_MAX(T, k, a, b) (NANQ(a) ? a : NANQ(b) ? b : a > b ? a : b)
+#define E_MIN(T, k, a, b) (NANQ(a) ? a : NANQ(b) ? b : a < b ? a : b)
+#define E_EQ(T, k, a, b) (a == b)
+#define E_NE(T, k, a, b) (a != b)
+#define E_LT(T, k, a, b) (a < b)
+#define E_LE(T, k, a, b) (a <= b)
+#define E_GT(T, k, a, b) (a > b)
+#define E_GE(T, k, a, b) (a >= b)
+
+/* out[i] = EXPR(a[i], b[i]); out has type TO (T, or uint8_t for bool). */
+#define BINARY_LOOP(OPN, EXPR, E, T, kind, TO)                             \
+  KERNEL static void b_##OPN##_##E(char **p, const int64_t *st,          \
+                                      int64_t n, void *ctx) {               \
+    (void)ctx;                                                              \
+    TO *o = (TO *)p[0];                                                     \
+    const T *a = (const T *)p[1], *b = (const T *)p[2];                     \
+    const int64_t es = sizeof(T), eo = sizeof(TO);                          \
+    if (st[0] == eo && st[1] == es && st[2] == es) {                        \
+      for (int64_t i = 0; i < n; i++) o[i] = (TO)EXPR(T, kind, a[i], b[i]); \
+    } else if (st[0] == eo && st[1] == es && st[2] == 0) {                  \
+      const T y = *b;                                                       \
+      for (int64_t i = 0; i < n; i++) o[i] = (TO)EXPR(T, kind, a[i], y);    \
+    } else if (st[0] == eo && st[1] == 0 && st[2] == es) {                  \
+      const T x = *a;                                                       \
+      for (int64_t i = 0; i < n; i++) o[i] = (TO)EXPR(T, kind, x, b[i]);    \
+    } else {                                                                \
+      char *po = p[0];                                                      \
+      const char *pa = p[1], *pb = p[2];                                    \
+      for (int64_t i = 0; i < n; i++, po += st[0], pa += st[1], pb += st[2]) { \
+        const T x = *(const T *)pa, y = *(const T *)pb;                     \
+        *(TO *)po = (TO)EXPR(T, kind, x, y);                                \
+      }                                                                     \
+    }                                                                       \
+  }
+
+#define BINARY_ALL(E, name, T, kind)                                        \
+  BINARY_LOOP(add, E_ADD, E, T, kind, T)                                 \
+  BINARY_LOOP(sub, E_SUB, E, T, kind, T)                                 \
+  BINARY_LOOP(mul, E_MUL, E, T, kind, T)                                 \
+  BINARY_LOOP(div, E_DIV, E, T, kind, T)                                 \
+  BINARY_LOOP(pow, E_POW, E, T, kind, T)                                 \
+  BINARY_LOOP(max, E_MAX, E, T, kind, T)                                 \
+  BINARY_LOOP(min, E_MIN, E, T, kind, T)                                 \
+  BINARY_LOOP(eq, E_EQ, E, T, kind, uint8_t)                             \
+  BINARY_LOOP(ne, E_NE, E, T, kind, uint8_t)                             \
+  BINARY_LOOP(lt, E_LT, E, T, kind, uint8_t)                             \
+  BINARY_LOOP(le, E_LE, E, T, kind, uint8_t)                             \
+  BINARY_LOOP(gt, E_GT, E, T, kind, uint8_t)                             \
+  BINARY_LOOP(ge, E_GE, E, T, kind, uint8_t)
+ND_DTYPES(BINARY_ALL)
+
+#define ROW(OPN)                                                            \
+  {[ND_FLOAT32] = b_##OPN##_FLOAT32, [ND_FLOAT64] = b_##OPN##_FLOAT64,      \
+   [ND_INT32] = b_##OPN##_INT32, [ND_INT64] = b_##OPN##_INT64,              \
+   [ND_UINT8] = b_##OPN##_UINT8, [ND_BOOL] = b_##OPN##_BOOL}
+const nd_loop_fn nd_binary_kernels[ND_GE + 1][ND_NDTYPES] = {
+    ROW(add), ROW(sub), ROW(mul), ROW(div), ROW(pow), ROW(max), ROW(min),
+    ROW(eq), ROW(ne), ROW(lt), ROW(le), ROW(gt), ROW(ge)};
+
+/* ---- unary expressions: (T, kind, a); float ones only run on floats ---- */
+#define U_NEG(T, k, a) (k == 'f' ? (T)-a : (T)(0u - UNS(T, a)))
+#define U_ABS(T, k, a)                                                      \
+  (k == 'f' ? FMATH(T, fabsf, fabs, a) : a > 0 ? a : (T)(0u - UNS(T, a)))
+#define U_EXP(T, k, a) EXP_T(T, a)
+#define U_LOG(T, k, a) FMATH(T, logf, log, a)
+#define U_SQRT(T, k, a) FMATH(T, sqrtf, sqrt, a)
+#define U_SIN(T, k, a) FMATH(T, sinf, sin, a)
+#define U_COS(T, k, a) FMATH(T, cosf, cos, a)
+#define U_TANH(T, k, a) FMATH(T, tanhf, tanh, a)
+#define U_SIGMOID(T, k, a) ((T)1 / ((T)1 + EXP_T(T, -a)))
+#define U_RELU(T, k, a) (a > 0 || NANQ(a) ? a : (T)0)
+#define U_FLOOR(T, k, a) (k == 'f' ? FMATH(T, floorf, floor, a) : a)
+#define U_CEIL(T, k, a) (k == 'f' ? FMATH(T, ceilf, ceil, a) : a)
+#define U_ROUND(T, k, a) (k == 'f' ? FMATH(T, rintf, rint, a) : a) /* half even */
+#define U_ISNAN(T, k, a) NANQ(a)
+#define U_ISFINITE(T, k, a) (k == 'f' ? a - a == 0 : 1)
+
+#define UNARY_LOOP(OPN, EXPR, E, T, kind, TO)                              \
+  KERNEL static void u_##OPN##_##E(char **p, const int64_t *st,          \
+                                      int64_t n, void *ctx) {               \
+    (void)ctx;                                                              \
+    TO *o = (TO *)p[0];                                                     \
+    const T *a = (const T *)p[1];                                           \
+    if (st[0] == sizeof(TO) && st[1] == sizeof(T)) {                        \
+      for (int64_t i = 0; i < n; i++) o[i] = (TO)EXPR(T, kind, a[i]);       \
+    } else {                                                                \
+      char *po = p[0];                                                      \
+      const char *pa = p[1];                                                \
+      for (int64_t i = 0; i < n; i++, po += st[0], pa += st[1]) {           \
+        const T x = *(const T *)pa;                                         \
+        *(TO *)po = (TO)EXPR(T, kind, x);                                   \
+      }                                                                     \
+    }                                                                       \
+  }
+
+#define UNARY_ALL(E, name, T, kind)                                         \
+  UNARY_LOOP(neg, U_NEG, E, T, kind, T)                                  \
+  UNARY_LOOP(abs, U_ABS, E, T, kind, T)                                  \
+  UNARY_LOOP(exp, U_EXP, E, T, kind, T)                                  \
+  UNARY_LOOP(log, U_LOG, E, T, kind, T)                                  \
+  UNARY_LOOP(sqrt, U_SQRT, E, T, kind, T)                                \
+  UNARY_LOOP(sin, U_SIN, E, T, kind, T)                                  \
+  UNARY_LOOP(cos, U_COS, E, T, kind, T)                                  \
+  UNARY_LOOP(tanh, U_TANH, E, T, kind, T)                                \
+  UNARY_LOOP(sigmoid, U_SIGMOID, E, T, kind, T)                          \
+  UNARY_LOOP(relu, U_RELU, E, T, kind, T)                                \
+  UNARY_LOOP(floor, U_FLOOR, E, T, kind, T)                              \
+  UNARY_LOOP(ceil, U_CEIL, E, T, kind, T)                                \
+  UNARY_LOOP(round, U_ROUND, E, T, kind, T)                              \
+  UNARY_LOOP(isnan, U_ISNAN, E, T, kind, uint8_t)                        \
+  UNARY_LOOP(isfinite, U_ISFINITE, E, T, kind, uint8_t)
+ND_DTYPES(UNARY_ALL)
+
+#define UROW(OPN)                                                           \
+  {[ND_FLOAT32] = u_##OPN##_FLOAT32, [ND_FLOAT64] = u_##OPN##_FLOAT64,      \
+   [ND_INT32] = u_##OPN##_INT32, [ND_INT64] = u_##OPN##_INT64,              \
+   [ND_UINT8] = u_##OPN##_UINT8, [ND_BOOL] = u_##OPN##_BOOL}
+const nd_loop_fn nd_unary_kernels[ND_ISFINITE - ND_NEG + 1][ND_NDTYPES] = {
+    UROW(neg), UROW(abs), UROW(exp), UROW(log), UROW(sqrt), UROW(sin),
+    UROW(cos), UROW(tanh), UROW(sigmoid), UROW(relu), UROW(floor),
+    UROW(ceil), UROW(round), UROW(isnan), UROW(isfinite)};
+
+/* ---- clamp and where: four operands ---- */
+#define CLAMP(T, x, lo, hi) ((x < lo ? lo : x) > hi ? hi : x < lo ? lo : x)
+#define CLAMP_LOOP(E, name, T, kind)                                        \
+  KERNEL static void clamp_##E(char **p, const int64_t *st, int64_t n,   \
+                                  void *ctx) {                              \
+    (void)ctx;                                                              \
+    if (st[0] == sizeof(T) && st[1] == sizeof(T) && !st[2] && !st[3]) {     \
+      T *o = (T *)p[0];                                                     \
+      const T *a = (const T *)p[1], lo = *(const T *)p[2],                  \
+              hi = *(const T *)p[3];                                        \
+      for (int64_t i = 0; i < n; i++) o[i] = CLAMP(T, a[i], lo, hi);        \
+      return;                                                               \
+    }                                                                       \
+    char *po = p[0];                                                        \
+    const char *pa = p[1], *pl = p[2], *ph = p[3];                          \
+    for (int64_t i = 0; i < n;                                              \
+         i++, po += st[0], pa += st[1], pl += st[2], ph += st[3])           \
+      *(T *)po = CLAMP(T, *(const T *)pa, *(const T *)pl, *(const T *)ph);  \
+  }
+ND_DTYPES(CLAMP_LOOP)
+
+#define WHERE_LOOP(E, name, T, kind)                                        \
+  KERNEL static void where_##E(char **p, const int64_t *st, int64_t n,   \
+                                  void *ctx) {                              \
+    (void)ctx;                                                              \
+    if (st[0] == sizeof(T) && st[1] == 1 && st[2] == sizeof(T) &&           \
+        st[3] == sizeof(T)) {                                               \
+      T *o = (T *)p[0];                                                     \
+      const uint8_t *c = (const uint8_t *)p[1];                             \
+      const T *a = (const T *)p[2], *b = (const T *)p[3];                   \
+      for (int64_t i = 0; i < n; i++) o[i] = c[i] ? a[i] : b[i];            \
+      return;                                                               \
+    }                                                                       \
+    char *po = p[0];                                                        \
+    const char *pc = p[1], *pa = p[2], *pb = p[3];                          \
+    for (int64_t i = 0; i < n;                                              \
+         i++, po += st[0], pc += st[1], pa += st[2], pb += st[3])           \
+      *(T *)po = *(const uint8_t *)pc ? *(const T *)pa : *(const T *)pb;    \
+  }
+ND_DTYPES(WHERE_LOOP)
+
+#define CLAMP_NAME(E, name, T, kind) [ND_##E] = clamp_##E,
+#define WHERE_NAME(E, name, T, kind) [ND_##E] = where_##E,
+const nd_loop_fn nd_clamp_kernels[ND_NDTYPES] = {ND_DTYPES(CLAMP_NAME)};
+const nd_loop_fn nd_where_kernels[ND_NDTYPES] = {ND_DTYPES(WHERE_NAME)};

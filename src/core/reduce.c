@@ -1,0 +1,393 @@
+/* Reductions. The input is walked by nd_iter together with an accumulator
+ * seen through stride-0 reduced dims, so memory is read in its own order:
+ * when the accumulator's inner stride is 0 the inner run is reduced
+ * pairwise (8 lanes per 1024-element leaf, as NumPy's sum), otherwise the
+ * run updates a vector of accumulators (a:sum(1) on row-major data).
+ * Floats accumulate in double, integers in uint64 (wrapping).
+ *
+ * Threads: the work is cut into parts that depend on the shape only, so
+ * results do not depend on the thread count: along a kept dim (each part
+ * owns its outputs), or along a reduced dim into partial accumulators
+ * that are then combined in order. */
+#pragma GCC optimize("O3")
+#include "elementwise.h"
+#include <math.h>
+#include <stdlib.h>
+
+enum { LEAF = 1024, MAX_PARTS = 64 };
+enum { K_SUM, K_FSUM, K_SQSUM, K_PROD, K_MIN, K_MAX, K_ALL, K_ANY, K_N };
+
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define KERNEL __attribute__((target_clones("avx2", "default")))
+#else
+#define KERNEL
+#endif
+
+#define SUMACC(T) __typeof__(_Generic((T)0, float: 0.0, double: 0.0, default: (uint64_t)0))
+#define MAXID(T) _Generic((T)0, float: -INFINITY, double: -INFINITY, int32_t: INT32_MIN, \
+                          int64_t: INT64_MIN, default: 0)
+#define MINID(T) _Generic((T)0, float: INFINITY, double: INFINITY, int32_t: INT32_MAX, \
+                          int64_t: INT64_MAX, default: 255)
+
+#define S_ADD(A, a, x) (a + (A)x)
+#define S_SQ(A, a, x) (a + (A)x * (A)x)
+#define S_MUL(A, a, x) (a * (A)x)
+#define S_MIN(A, a, x) (NANQ(a) ? a : NANQ(x) || x < a ? (A)x : a)
+#define S_MAX(A, a, x) (NANQ(a) ? a : NANQ(x) || x > a ? (A)x : a)
+#define S_ALL(A, a, x) ((A)(a & (x != 0)))
+#define S_ANY(A, a, x) ((A)(a | (x != 0)))
+#define C_ADD(A, a, b) (a + b)
+#define C_MUL(A, a, b) (a * b)
+#define C_ALL(A, a, b) ((A)(a & b))
+#define C_ANY(A, a, b) ((A)(a | b))
+
+/* run_K_E: pairwise reduction of n elements; loop_K_E: the nd_iter loop. */
+#define REDUCER(KN, E, T, A, ID, STEP, COMB)                                \
+  KERNEL static A run_##KN##_##E(const char *p, int64_t s, int64_t n) {     \
+    if (n > LEAF) {                                                         \
+      int64_t m = n / 2;                                                    \
+      m -= m % 8;                                                           \
+      A x = run_##KN##_##E(p, s, m), y = run_##KN##_##E(p + m * s, s, n - m); \
+      return COMB(A, x, y);                                                 \
+    }                                                                       \
+    A l[8];                                                                 \
+    for (int j = 0; j < 8; j++) l[j] = (A)(ID);                             \
+    int64_t i = 0;                                                          \
+    if (s == sizeof(T)) {                                                   \
+      const T *x = (const T *)p;                                            \
+      for (; i + 8 <= n; i += 8)                                            \
+        for (int j = 0; j < 8; j++) l[j] = STEP(A, l[j], x[i + j]);         \
+      for (; i < n; i++) l[0] = STEP(A, l[0], x[i]);                        \
+    } else {                                                                \
+      for (; i < n; i++) {                                                  \
+        const T x = *(const T *)(p + i * s);                                \
+        l[i & 7] = STEP(A, l[i & 7], x);                                    \
+      }                                                                     \
+    }                                                                       \
+    A a = COMB(A, COMB(A, l[0], l[1]), COMB(A, l[2], l[3]));                \
+    A b = COMB(A, COMB(A, l[4], l[5]), COMB(A, l[6], l[7]));                \
+    return COMB(A, a, b);                                                   \
+  }                                                                         \
+  KERNEL static void loop_##KN##_##E(char **p, const int64_t *st,           \
+                                     int64_t n, void *ctx) {                \
+    (void)ctx;                                                              \
+    A *acc = (A *)p[0];                                                     \
+    if (st[0] == 0) {                                                       \
+      A r = run_##KN##_##E(p[1], st[1], n);                                 \
+      *acc = COMB(A, *acc, r);                                              \
+    } else if (st[0] == sizeof(A) && st[1] == sizeof(T)) {                  \
+      const T *x = (const T *)p[1];                                         \
+      for (int64_t i = 0; i < n; i++) acc[i] = STEP(A, acc[i], x[i]);       \
+    } else {                                                                \
+      char *pa = p[0];                                                      \
+      const char *px = p[1];                                                \
+      for (int64_t i = 0; i < n; i++, pa += st[0], px += st[1]) {           \
+        const T x = *(const T *)px;                                         \
+        *(A *)pa = STEP(A, *(A *)pa, x);                                    \
+      }                                                                     \
+    }                                                                       \
+  }
+
+#define S_MIN_C(A, a, b) S_MIN(A, a, b)
+#define S_MAX_C(A, a, b) S_MAX(A, a, b)
+#define REDUCERS(E, name, T, kind)                                          \
+  REDUCER(sum, E, T, SUMACC(T), 0, S_ADD, C_ADD)                            \
+  REDUCER(fsum, E, T, double, 0, S_ADD, C_ADD)                              \
+  REDUCER(sqsum, E, T, double, 0, S_SQ, C_ADD)                              \
+  REDUCER(prod, E, T, SUMACC(T), 1, S_MUL, C_MUL)                           \
+  REDUCER(min, E, T, T, MINID(T), S_MIN, S_MIN_C)                           \
+  REDUCER(max, E, T, T, MAXID(T), S_MAX, S_MAX_C)                           \
+  REDUCER(all, E, T, uint8_t, 1, S_ALL, C_ALL)                              \
+  REDUCER(any, E, T, uint8_t, 0, S_ANY, C_ANY)
+ND_DTYPES(REDUCERS)
+
+#define LOOPS(E, name, T, kind)                                             \
+  [ND_##E] = {loop_sum_##E, loop_fsum_##E, loop_sqsum_##E, loop_prod_##E,   \
+              loop_min_##E, loop_max_##E, loop_all_##E, loop_any_##E},
+static const nd_loop_fn loops[ND_NDTYPES][K_N] = {ND_DTYPES(LOOPS)};
+
+static int acc_dtype(int k, int dt) {
+  int f = nd_dtype_kind(dt) == 'f';
+  switch (k) {
+  case K_SUM: case K_PROD: return f ? ND_FLOAT64 : ND_INT64;
+  case K_FSUM: case K_SQSUM: return ND_FLOAT64;
+  case K_MIN: case K_MAX: return dt;
+  default: return ND_BOOL;
+  }
+}
+
+static nd_status fill_identity(nd_err *e, const nd_tensor *acc, int k) {
+  int f = nd_dtype_kind(acc->dtype) == 'f';
+  int64_t lo = acc->dtype == ND_INT32 ? INT32_MIN : acc->dtype == ND_INT64 ? INT64_MIN : 0;
+  int64_t hi = acc->dtype == ND_INT32 ? INT32_MAX : acc->dtype == ND_INT64
+               ? INT64_MAX : acc->dtype == ND_UINT8 ? 255 : 1;
+  switch (k) {
+  case K_PROD: case K_ALL: return nd_fill_i64(e, acc, 1);
+  case K_MIN: return f ? nd_fill(e, acc, INFINITY) : nd_fill_i64(e, acc, hi);
+  case K_MAX: return f ? nd_fill(e, acc, -INFINITY) : nd_fill_i64(e, acc, lo);
+  default: return nd_fill_i64(e, acc, 0);
+  }
+}
+
+/* accv (the accumulator seen with in's shape) op= in, one thread. */
+static void reduce_serial(nd_loop_fn loop, const nd_tensor *accv,
+                          const nd_tensor *in) {
+  if (nd_numel(in) == 0) return;
+  const nd_tensor *ops[2] = {accv, in};
+  nd_iter it;
+  nd_iter_init(&it, 2, ops);
+  nd_iter_run(&it, loop, NULL, 0, nd_iter_outer(&it));
+}
+
+static void narrow_hdr(nd_tensor *t, int dim, int64_t start, int64_t len) {
+  t->offset += start * t->stride[dim];
+  t->size[dim] = len;
+}
+
+typedef struct {
+  nd_loop_fn loop;
+  nd_tensor accv, in;
+  int dim;             /* the split dim */
+  int64_t len;         /* its length per part */
+  int partials;        /* parts write their own accumulator slices */
+  int64_t m;           /* accumulator elements per part */
+} parts_job;
+
+static void part_task(void *ctx, int64_t lo, int64_t hi) {
+  const parts_job *j = ctx;
+  for (int64_t p = lo; p < hi; p++) {
+    nd_tensor a = j->accv, x = j->in;
+    int64_t start = p * j->len, n = x.size[j->dim] - start;
+    if (n > j->len) n = j->len;
+    narrow_hdr(&x, j->dim, start, n);
+    if (j->partials) a.offset += p * j->m;
+    else narrow_hdr(&a, j->dim, start, n);
+    a.size[j->dim] = n;
+    reduce_serial(j->loop, &a, &x);
+  }
+}
+
+static const char *rname(int op) {
+  static const char *n[] = {"sum", "mean", "prod", "min", "max", "all", "any", "norm"};
+  return op >= 0 && op <= ND_R_NORM ? n[op] : "reduce";
+}
+
+/* Which dims are reduced; an error for repeats and bad dims. */
+static nd_status reduced_mask(nd_err *e, const char *fn, const nd_tensor *t,
+                              int ndims, const int *dims, int *red) {
+  for (int i = 0; i < t->ndim; i++) red[i] = dims == NULL;
+  if (!dims) return ND_OK;
+  for (int i = 0; i < ndims; i++) {
+    if (nd_check_dim(e, fn, dims[i], t->ndim)) return e->code;
+    if (red[dims[i]])
+      return nd_fail(e, ND_EINVAL, "%s: dim %d appears more than once", fn,
+                     dims[i] + e->base);
+    red[dims[i]] = 1;
+  }
+  return ND_OK;
+}
+
+nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
+                    int ndims, const int *dims, int keepdim) {
+  static const int kof[] = {K_SUM, K_FSUM, K_PROD, K_MIN, K_MAX, K_ALL, K_ANY, K_SQSUM};
+  const char *fn = rname(op);
+  int red[ND_MAX_DIMS];
+  if (op < 0 || op > ND_R_NORM)
+    return nd_fail(e, ND_EINVAL, "reduce: unknown op %d", op);
+  if (reduced_mask(e, fn, t, ndims, dims, red)) return e->code;
+  int k = kof[op], dt = t->dtype, ad = acc_dtype(k, dt);
+  int fl = nd_dtype_kind(dt) == 'f';
+  int od = op == ND_R_SUM || op == ND_R_PROD ? (fl ? dt : ND_INT64)
+           : op == ND_R_MEAN || op == ND_R_NORM ? (fl ? dt : ND_FLOAT64)
+           : op == ND_R_ALL || op == ND_R_ANY ? ND_BOOL : dt;
+  int64_t ks[ND_MAX_DIMS], os[ND_MAX_DIMS], N = 1, M = 1;
+  int ond = 0;
+  for (int i = 0; i < t->ndim; i++) {
+    ks[i] = red[i] ? 1 : t->size[i];
+    if (red[i]) N *= t->size[i];
+    else M *= t->size[i];
+    if (!red[i] || keepdim) os[ond++] = ks[i];
+  }
+  if (N == 0 && (op == ND_R_MIN || op == ND_R_MAX))
+    return nd_fail(e, ND_EINVAL, "%s: cannot reduce %s (the reduction has no "
+                   "elements and %s has no identity)", fn,
+                   nd_numel(t) ? "over a size-0 dim" : "an empty tensor", fn);
+  nd_tensor acc = ND_UNSET, part = ND_UNSET;
+  if (nd_alloc_tensor(e, &acc, ad, t->ndim, ks, false) ||
+      fill_identity(e, &acc, k) ||
+      nd_alloc_tensor(e, out, od, ond, os, false))
+    goto fail;
+  parts_job j;
+  j.loop = loops[dt][k];
+  j.accv = acc;
+  j.in = *t;
+  for (int i = 0; i < t->ndim; i++) {
+    j.accv.size[i] = t->size[i];
+    if (red[i]) j.accv.stride[i] = 0;
+  }
+  /* Split along the outermost kept dim when it lies outside the reduced
+   * ones in memory, else along the outermost reduced dim. */
+  int kd = -1, rd = -1;
+  for (int i = 0; i < t->ndim; i++) {
+    int64_t s = llabs(t->stride[i]);
+    if (t->size[i] < 2) continue;
+    if (!red[i] && (kd < 0 || s > llabs(t->stride[kd]))) kd = i;
+    if (red[i] && (rd < 0 || s > llabs(t->stride[rd]))) rd = i;
+  }
+  int64_t work = N * M, parts = 1;
+  j.partials = 0;
+  if (work >= 1 << 16) {
+    if (kd >= 0 && (rd < 0 || llabs(t->stride[kd]) > llabs(t->stride[rd]))) {
+      j.dim = kd;
+      parts = t->size[kd] < MAX_PARTS ? t->size[kd] : MAX_PARTS;
+    } else if (rd >= 0) {
+      j.dim = rd;
+      parts = t->size[rd] < MAX_PARTS ? t->size[rd] : MAX_PARTS;
+      if (parts > work >> 15) parts = work >> 15;
+      if (M > 0 && parts * M > 1 << 22) parts = (1 << 22) / M;
+      j.partials = parts > 1;
+    }
+  }
+  if (parts <= 1) {
+    reduce_serial(j.loop, &j.accv, t);
+  } else {
+    j.len = (t->size[j.dim] + parts - 1) / parts;
+    parts = (t->size[j.dim] + j.len - 1) / j.len;
+    if (j.partials) { /* parts x acc, combined in order below */
+      int64_t psz[ND_MAX_DIMS + 1];
+      psz[0] = parts;
+      memcpy(psz + 1, ks, sizeof(int64_t) * (size_t)t->ndim);
+      if (nd_alloc_tensor(e, &part, ad, t->ndim + 1, psz, false) ||
+          fill_identity(e, &part, k))
+        goto fail;
+      j.m = M;
+      j.accv.storage = part.storage;
+      j.accv.offset = 0;
+      for (int i = 0; i < t->ndim; i++)
+        if (!red[i]) j.accv.stride[i] = part.stride[i + 1];
+    }
+    nd_parallel_for(parts, 1, part_task, &j);
+    if (j.partials) {
+      int kc = k == K_SQSUM ? K_FSUM : k;
+      nd_tensor av = part;
+      av.storage = acc.storage;
+      av.stride[0] = 0;
+      reduce_serial(loops[ad][kc], &av, &part);
+    }
+  }
+  if (op == ND_R_MEAN || op == ND_R_NORM) {
+    double *a = nd_data(&acc);
+    for (int64_t i = 0; i < M; i++)
+      a[i] = op == ND_R_MEAN ? a[i] / (double)N : sqrt(a[i]);
+  }
+  nd_convert(od, nd_data(out), nd_dtype_size(od), ad, nd_data(&acc),
+             nd_dtype_size(ad), M);
+  nd_release(&acc);
+  nd_release(&part);
+  return ND_OK;
+fail:
+  nd_release(&acc);
+  nd_release(&part);
+  nd_release(out);
+  return e->code;
+}
+
+/* ---- min/max with indices ---- */
+/* Scan n elements from p (stride s) for the extreme; (val, idx) hold the
+ * best so far when have. NaN wins, and the first of equals stays. */
+#define ARG_FN(E, name, T, kind)                                            \
+  static void arg_##E(const char *p, int64_t s, int64_t n, int ismax,       \
+                      void *val, int64_t *idx, int64_t base, int have) {    \
+    T best;                                                                 \
+    int64_t bi = *idx, i = 0;                                               \
+    if (have) memcpy(&best, val, sizeof best);                              \
+    else { best = *(const T *)p; bi = base; i = 1; }                        \
+    for (; i < n && !NANQ(best); i++) {                                     \
+      const T x = *(const T *)(p + i * s);                                  \
+      if (NANQ(x) || (ismax ? x > best : x < best)) { best = x; bi = base + i; } \
+    }                                                                       \
+    memcpy(val, &best, sizeof best);                                        \
+    *idx = bi;                                                              \
+  }
+ND_DTYPES(ARG_FN)
+typedef void (*arg_fn)(const char *, int64_t, int64_t, int, void *,
+                       int64_t *, int64_t, int);
+#define ARG_NAME(E, name, T, kind) [ND_##E] = arg_##E,
+static const arg_fn args[ND_NDTYPES] = {ND_DTYPES(ARG_NAME)};
+
+typedef struct {
+  const nd_tensor *t;
+  int dim, ismax;
+  char *vals;     /* NULL: values not wanted */
+  int64_t *idx;
+} arg_job;
+
+static void arg_task(void *ctx, int64_t lo, int64_t hi) {
+  const arg_job *j = ctx;
+  const nd_tensor *t = j->t;
+  int64_t es = nd_dtype_size(t->dtype);
+  char scratch[8];
+  for (int64_t o = lo; o < hi; o++) {
+    const char *p = nd_ptr(t);
+    int64_t rem = o;
+    for (int i = t->ndim - 1; i >= 0; i--) {
+      if (i == j->dim) continue;
+      p += rem % t->size[i] * t->stride[i] * es;
+      rem /= t->size[i];
+    }
+    args[t->dtype](p, t->stride[j->dim] * es, t->size[j->dim], j->ismax,
+                   j->vals ? j->vals + o * es : scratch, j->idx + o, 0, 0);
+  }
+}
+
+nd_status nd_reduce_arg(nd_err *e, nd_tensor *values, nd_tensor *indices,
+                        int op, const nd_tensor *t, int dim, int keepdim) {
+  int ismax = op == ND_R_MAX;
+  const char *fn = values ? (ismax ? "max" : "min") : (ismax ? "argmax" : "argmin");
+  if (op != ND_R_MIN && op != ND_R_MAX)
+    return nd_fail(e, ND_EINVAL, "reduce_arg: op must be min or max");
+  if (dim >= 0 && nd_check_dim(e, fn, dim, t->ndim)) return e->code;
+  int64_t n = dim >= 0 ? t->size[dim] : nd_numel(t);
+  if (n == 0)
+    return nd_fail(e, ND_EINVAL, "%s: cannot reduce %s (it has no "
+                   "elements)", fn, dim >= 0 ? "over a size-0 dim"
+                   : "an empty tensor");
+  int64_t os[ND_MAX_DIMS];
+  int ond = 0;
+  for (int i = 0; i < t->ndim && dim >= 0; i++)
+    if (i != dim || keepdim) os[ond++] = i == dim ? 1 : t->size[i];
+  if (nd_alloc_tensor(e, indices, ND_INT64, ond, os, false)) return e->code;
+  if (values && nd_alloc_tensor(e, values, t->dtype, ond, os, false)) {
+    nd_release(indices);
+    return e->code;
+  }
+  int64_t es = nd_dtype_size(t->dtype);
+  if (dim >= 0) {
+    arg_job j = {t, dim, ismax, values ? nd_data(values) : NULL,
+                 nd_data(indices)};
+    int64_t m = nd_numel(indices);
+    nd_parallel_for(m, (1 << 15) / n + 1, arg_task, &j);
+    return ND_OK;
+  }
+  /* All elements, row-major: the last dim as runs, the rest an odometer. */
+  char best[8];
+  int64_t bi = 0, idx[ND_MAX_DIMS] = {0}, run = 1, rows = 1, s = 0;
+  if (t->ndim > 0) {
+    run = t->size[t->ndim - 1];
+    s = t->stride[t->ndim - 1] * es;
+    rows = n / run;
+  }
+  const char *p = nd_ptr(t);
+  for (int64_t r = 0; r < rows; r++) {
+    args[t->dtype](p, s, run, ismax, best, &bi, r * run, r > 0);
+    for (int i = t->ndim - 2; i >= 0; i--) {
+      p += t->stride[i] * es;
+      if (++idx[i] < t->size[i]) break;
+      p -= t->stride[i] * es * t->size[i];
+      idx[i] = 0;
+    }
+  }
+  *(int64_t *)nd_data(indices) = bi;
+  if (values) memcpy(nd_data(values), best, (size_t)es);
+  return ND_OK;
+}

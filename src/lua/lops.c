@@ -1,0 +1,304 @@
+/* Elementwise ops, reductions and the thread setting. Operands may be
+ * tensors, Lua numbers (integral ones act as integers, others as floats;
+ * both "weak", as Python scalars in PyTorch) or booleans. */
+#include "lnd.h"
+#include <math.h>
+#include <stdio.h>
+
+static void operand(lua_State *L, int idx, nd_operand *o, const char *fn,
+                    int inplace) {
+  o->t = NULL;
+  o->f = 0;
+  o->i = 0;
+  switch (lua_type(L, idx)) {
+  case LUA_TNUMBER: {
+#if LUA_VERSION_NUM >= 503
+    if (lua_isinteger(L, idx)) {
+      o->dtype = ND_INT64;
+      o->i = (int64_t)lua_tointeger(L, idx);
+      return;
+    }
+#endif
+    double v = lua_tonumber(L, idx);
+    if (v == floor(v) && v >= -0x1p63 && v < 0x1p63) {
+      o->dtype = ND_INT64;
+      o->i = (int64_t)v;
+    } else {
+      o->dtype = ND_FLOAT64;
+      o->f = v;
+    }
+    return;
+  }
+  case LUA_TBOOLEAN:
+    o->dtype = ND_BOOL;
+    o->i = lua_toboolean(L, idx);
+    return;
+  default:
+    o->t = ndL_test(L, idx);
+    if (!o->t)
+      ndL_error(L, "%s%s: argument %d must be a tensor, number or boolean, "
+                "got %s", fn, inplace ? "_" : "", idx, luaL_typename(L, idx));
+    o->dtype = o->t->dtype;
+  }
+}
+
+static nd_tensor *target(lua_State *L, const char *fn) {
+  nd_tensor *t = ndL_test(L, 1);
+  if (!t)
+    ndL_error(L, "%s_: argument 1 must be a tensor (the one written), got %s",
+              fn, luaL_typename(L, 1));
+  return t;
+}
+
+/* f(a, b [, out]) and a:f_(b). */
+static int binary(lua_State *L, int op, int inplace) {
+  const char *fn = nd_op_name(op); /* messages add "_" for in-place forms */
+  nd_operand a, b;
+  nd_err e = ndL_err();
+  if (inplace) target(L, fn);
+  operand(L, 1, &a, fn, inplace);
+  operand(L, 2, &b, fn, inplace);
+  if (inplace) {
+    NDL_CALL(L, e, nd_binary(&e, (nd_tensor *)a.t, ND_INPLACE, op, &a, &b));
+    lua_settop(L, 1);
+    return 1;
+  }
+  if (!a.t && !b.t)
+    return ndL_error(L, "%s: expected a tensor operand, got %s and %s", fn,
+                     luaL_typename(L, 1), luaL_typename(L, 2));
+  if (!lua_isnoneornil(L, 3)) {
+    nd_tensor *o = ndL_check(L, 3, fn);
+    NDL_CALL(L, e, nd_binary(&e, o, ND_OUT, op, &a, &b));
+    lua_settop(L, 3);
+    return 1;
+  }
+  nd_tensor *r = ndL_new(L);
+  NDL_CALL(L, e, nd_binary(&e, r, ND_NEW, op, &a, &b));
+  ndL_charge(L, r);
+  return 1;
+}
+
+/* f(a [, out]) and a:f_(). */
+static int unary(lua_State *L, int op, int inplace) {
+  const char *fn = nd_op_name(op);
+  nd_tensor *a = ndL_check(L, 1, fn);
+  nd_err e = ndL_err();
+  if (inplace) {
+    NDL_CALL(L, e, nd_unary(&e, a, ND_INPLACE, op, a));
+    lua_settop(L, 1);
+    return 1;
+  }
+  if (!lua_isnoneornil(L, 2)) {
+    nd_tensor *o = ndL_check(L, 2, fn);
+    NDL_CALL(L, e, nd_unary(&e, o, ND_OUT, op, a));
+    lua_settop(L, 2);
+    return 1;
+  }
+  nd_tensor *r = ndL_new(L);
+  NDL_CALL(L, e, nd_unary(&e, r, ND_NEW, op, a));
+  ndL_charge(L, r);
+  return 1;
+}
+
+#define BINARY(name, OP)                                                    \
+  static int l_##name(lua_State *L) { return binary(L, OP, 0); }            \
+  static int l_##name##_(lua_State *L) { return binary(L, OP, 1); }
+BINARY(add, ND_ADD)
+BINARY(sub, ND_SUB)
+BINARY(mul, ND_MUL)
+BINARY(div, ND_DIV)
+BINARY(pow, ND_POW)
+BINARY(maximum, ND_MAXIMUM)
+BINARY(minimum, ND_MINIMUM)
+BINARY(eq, ND_EQ)
+BINARY(ne, ND_NE)
+BINARY(lt, ND_LT)
+BINARY(le, ND_LE)
+BINARY(gt, ND_GT)
+BINARY(ge, ND_GE)
+
+#define UNARY(name, OP)                                                     \
+  static int l_##name(lua_State *L) { return unary(L, OP, 0); }             \
+  static int l_##name##_(lua_State *L) { return unary(L, OP, 1); }
+UNARY(neg, ND_NEG)
+UNARY(abs, ND_ABS)
+UNARY(exp, ND_EXP)
+UNARY(log, ND_LOG)
+UNARY(sqrt, ND_SQRT)
+UNARY(sin, ND_SIN)
+UNARY(cos, ND_COS)
+UNARY(tanh, ND_TANH)
+UNARY(sigmoid, ND_SIGMOID)
+UNARY(relu, ND_RELU)
+UNARY(floor, ND_FLOOR)
+UNARY(ceil, ND_CEIL)
+UNARY(round, ND_ROUND)
+static int l_isnan(lua_State *L) { return unary(L, ND_ISNAN, 0); }
+static int l_isfinite(lua_State *L) { return unary(L, ND_ISFINITE, 0); }
+
+/* clamp(x, lo, hi [, out]); either bound may be nil. */
+static int clamp(lua_State *L, int inplace) {
+  const char *fn = inplace ? "clamp_" : "clamp";
+  nd_tensor *a = ndL_check(L, 1, fn);
+  nd_operand lo, hi;
+  if (!lua_isnoneornil(L, 2)) operand(L, 2, &lo, fn, 0);
+  if (!lua_isnoneornil(L, 3)) operand(L, 3, &hi, fn, 0);
+  const nd_operand *plo = lua_isnoneornil(L, 2) ? NULL : &lo;
+  const nd_operand *phi = lua_isnoneornil(L, 3) ? NULL : &hi;
+  nd_err e = ndL_err();
+  if (inplace) {
+    NDL_CALL(L, e, nd_clamp(&e, a, ND_INPLACE, a, plo, phi));
+    lua_settop(L, 1);
+    return 1;
+  }
+  if (!lua_isnoneornil(L, 4)) {
+    nd_tensor *o = ndL_check(L, 4, fn);
+    NDL_CALL(L, e, nd_clamp(&e, o, ND_OUT, a, plo, phi));
+    lua_settop(L, 4);
+    return 1;
+  }
+  nd_tensor *r = ndL_new(L);
+  NDL_CALL(L, e, nd_clamp(&e, r, ND_NEW, a, plo, phi));
+  ndL_charge(L, r);
+  return 1;
+}
+static int l_clamp(lua_State *L) { return clamp(L, 0); }
+static int l_clamp_(lua_State *L) { return clamp(L, 1); }
+
+static int l_where(lua_State *L) {
+  nd_tensor *c = ndL_check(L, 1, "where");
+  nd_operand a, b;
+  operand(L, 2, &a, "where", 0);
+  operand(L, 3, &b, "where", 0);
+  nd_err e = ndL_err();
+  if (!lua_isnoneornil(L, 4)) {
+    nd_tensor *o = ndL_check(L, 4, "where");
+    NDL_CALL(L, e, nd_where(&e, o, ND_OUT, c, &a, &b));
+    lua_settop(L, 4);
+    return 1;
+  }
+  nd_tensor *r = ndL_new(L);
+  NDL_CALL(L, e, nd_where(&e, r, ND_NEW, c, &a, &b));
+  ndL_charge(L, r);
+  return 1;
+}
+
+/* ---- reductions ---- */
+/* A 0-d result as a Lua value; the header is released either way. */
+static int push_scalar(lua_State *L, nd_tensor *r) {
+  ndL_push_elem(L, r, NULL);
+  nd_release(r);
+  return 1;
+}
+
+/* t:f([dim [, keepdim]]): dim a number or a table of dims. */
+static int reduce(lua_State *L, int op, const char *fn) {
+  nd_tensor *t = ndL_check(L, 1, fn);
+  nd_err e = ndL_err();
+  int dims[ND_MAX_DIMS], n = 0;
+  if (!lua_isnoneornil(L, 2)) n = ndL_dimlist(L, 2, t->ndim, fn, dims);
+  if (n == 0) {
+    nd_tensor r = ND_UNSET;
+    NDL_CALL(L, e, nd_reduce(&e, &r, op, t, 0, NULL, 0));
+    return push_scalar(L, &r);
+  }
+  int keep = lua_toboolean(L, 3);
+  nd_tensor *r = ndL_new(L);
+  NDL_CALL(L, e, nd_reduce(&e, r, op, t, n, dims, keep));
+  ndL_charge(L, r);
+  return 1;
+}
+static int l_sum(lua_State *L) { return reduce(L, ND_R_SUM, "sum"); }
+static int l_mean(lua_State *L) { return reduce(L, ND_R_MEAN, "mean"); }
+static int l_prod(lua_State *L) { return reduce(L, ND_R_PROD, "prod"); }
+static int l_all(lua_State *L) { return reduce(L, ND_R_ALL, "all"); }
+static int l_any(lua_State *L) { return reduce(L, ND_R_ANY, "any"); }
+static int l_norm(lua_State *L) { return reduce(L, ND_R_NORM, "norm"); }
+
+static int one_dim(lua_State *L, int idx, const nd_tensor *t, const char *fn) {
+  if (lua_istable(L, idx)) {
+    if (lua_objlen(L, idx) != 1)
+      ndL_error(L, "%s: takes one dim, got a table of %d", fn,
+                (int)lua_objlen(L, idx));
+    lua_rawgeti(L, idx, 1);
+    lua_replace(L, idx);
+  }
+  return ndL_dim(L, idx, t->ndim, fn);
+}
+
+/* Indices come back 1-based. */
+static void to_lua_positions(lua_State *L, nd_tensor *ix) {
+  nd_err e = ndL_err();
+  nd_operand a = {ix, ND_INT64, 0, 0}, one = {NULL, ND_INT64, 0, 1};
+  NDL_CALL(L, e, nd_binary(&e, ix, ND_INPLACE, ND_ADD, &a, &one));
+}
+
+/* min/max: a number, or with a dim (values, 1-based int64 indices). */
+static int minmax(lua_State *L, int op, const char *fn) {
+  nd_tensor *t = ndL_check(L, 1, fn);
+  nd_err e = ndL_err();
+  if (lua_isnoneornil(L, 2)) {
+    nd_tensor r = ND_UNSET;
+    NDL_CALL(L, e, nd_reduce(&e, &r, op, t, 0, NULL, 0));
+    return push_scalar(L, &r);
+  }
+  int d = one_dim(L, 2, t, fn), keep = lua_toboolean(L, 3);
+  nd_tensor *v = ndL_new(L), *ix = ndL_new(L);
+  NDL_CALL_AS(L, fn, e, nd_reduce_arg(&e, v, ix, op, t, d, keep));
+  to_lua_positions(L, ix);
+  ndL_charge(L, v);
+  return 2;
+}
+static int l_min(lua_State *L) { return minmax(L, ND_R_MIN, "min"); }
+static int l_max(lua_State *L) { return minmax(L, ND_R_MAX, "max"); }
+
+/* argmin/argmax: the 1-based flat row-major index, or indices along dim. */
+static int argext(lua_State *L, int op, const char *fn) {
+  nd_tensor *t = ndL_check(L, 1, fn);
+  nd_err e = ndL_err();
+  if (lua_isnoneornil(L, 2)) {
+    nd_tensor ix = ND_UNSET;
+    NDL_CALL_AS(L, fn, e, nd_reduce_arg(&e, NULL, &ix, op, t, -1, 0));
+    int64_t i = *(int64_t *)nd_data(&ix);
+    nd_release(&ix);
+    lua_pushnumber(L, (lua_Number)(i + 1));
+    return 1;
+  }
+  int d = one_dim(L, 2, t, fn), keep = lua_toboolean(L, 3);
+  nd_tensor *ix = ndL_new(L);
+  NDL_CALL_AS(L, fn, e, nd_reduce_arg(&e, NULL, ix, op, t, d, keep));
+  to_lua_positions(L, ix);
+  return 1;
+}
+static int l_argmin(lua_State *L) { return argext(L, ND_R_MIN, "argmin"); }
+static int l_argmax(lua_State *L) { return argext(L, ND_R_MAX, "argmax"); }
+
+/* ---- threads ---- */
+static int l_set_num_threads(lua_State *L) {
+  int64_t n = ndL_int(L, 1, "set_num_threads", "n");
+  if (n < 1 || n > 1024)
+    return ndL_error(L, "set_num_threads: n must be in [1, 1024], got %lld",
+                     (long long)n);
+  nd_set_num_threads((int)n);
+  return 0;
+}
+static int l_get_num_threads(lua_State *L) {
+  lua_pushnumber(L, nd_get_num_threads());
+  return 1;
+}
+
+#define REG(name) {#name, l_##name}, {#name "_", l_##name##_}
+void ndL_open_ops(lua_State *L) {
+  static const luaL_Reg fns[] = {
+      REG(add), REG(sub), REG(mul), REG(div), REG(pow), REG(maximum),
+      REG(minimum), REG(eq), REG(ne), REG(lt), REG(le), REG(gt), REG(ge),
+      REG(neg), REG(abs), REG(exp), REG(log), REG(sqrt), REG(sin), REG(cos),
+      REG(tanh), REG(sigmoid), REG(relu), REG(floor), REG(ceil), REG(round),
+      REG(clamp), {"isnan", l_isnan}, {"isfinite", l_isfinite},
+      {"where", l_where}, {"sum", l_sum}, {"mean", l_mean}, {"prod", l_prod},
+      {"min", l_min}, {"max", l_max}, {"argmin", l_argmin},
+      {"argmax", l_argmax}, {"all", l_all}, {"any", l_any}, {"norm", l_norm},
+      {"set_num_threads", l_set_num_threads},
+      {"get_num_threads", l_get_num_threads}, {NULL, NULL}};
+  ndL_register(L, fns);
+}
