@@ -73,26 +73,30 @@ bench: deps all
 	@$(MAKE) --no-print-directory -C bench BUILD=$(CURDIR)/$(BUILD)
 	@ND_BUILD=$(BUILD) bin/nd bench/run.lua $(BENCH)
 
+# The tour first, then every other example.
 demo: deps all
-	bin/nd examples/tour.lua
-	bin/nd examples/strides_tour.lua
+	@for f in examples/tour.lua $(filter-out examples/tour.lua,$(sort $(wildcard examples/*.lua))); do \
+	  echo "== bin/nd $$f"; ND_BUILD=$(BUILD) bin/nd $$f || exit 1; done
 
 LUA_CMOD_DIR = $(PREFIX)/lib/x86_64-linux-gnu/lua/5.1
+# The C library (libnd.a, libnd.so), the Lua module (lib/lua/5.1/nd.so,
+# which also exports the C API and nd_lua.h's glue), headers, nd.pc.
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
-	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/lua/5.1 \
-	  $(DESTDIR)$(PREFIX)/bin
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/lua/5.1
 	install -m 644 $(BUILD)/libnd.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libnd.so $(DESTDIR)$(PREFIX)/lib/libnd.so.0
 	ln -sf libnd.so.0 $(DESTDIR)$(PREFIX)/lib/libnd.so
 	install -m 755 $(BUILD)/nd.so $(DESTDIR)$(PREFIX)/lib/lua/5.1/nd.so
-	install -m 644 include/nd.h $(DESTDIR)$(PREFIX)/include/nd.h
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|0.1.0|' tools/nd.pc.in \
+	install -m 644 include/nd.h include/nd_lua.h $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n \
+	  's/^#define ND_VERSION "\(.*\)"/\1/p' include/nd.h)|' tools/nd.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/nd.pc
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/libnd.a $(DESTDIR)$(PREFIX)/lib/libnd.so \
 	  $(DESTDIR)$(PREFIX)/lib/libnd.so.0 $(DESTDIR)$(PREFIX)/lib/lua/5.1/nd.so \
-	  $(DESTDIR)$(PREFIX)/include/nd.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/nd.pc
+	  $(DESTDIR)$(PREFIX)/include/nd.h $(DESTDIR)$(PREFIX)/include/nd_lua.h \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/nd.pc
 
 clean:
 	rm -rf build build-asan build-*

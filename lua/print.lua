@@ -1,6 +1,7 @@
 -- tostring(t): aligned nested rows, one number format chosen over all the
 -- shown values, "..." past 1000 elements, and a trailer with dtype and size.
 local EDGE, THRESHOLD = 3, 1000
+local unpack = unpack or table.unpack
 local ELIDED = {} -- marks the "..." between edges
 
 -- The indices shown along a dim of size n: all, or the edges around false.
@@ -39,36 +40,41 @@ local function each_value(v, fn)
   end
 end
 
--- One formatter for every value: integers, fixed or scientific.
+-- One formatter for every value, chosen over the whole tensor: integers
+-- as integers; floats that are all integral as "3." (below 1e8);
+-- otherwise "%.4f", or "%.4e" when the magnitudes span more than 1000x,
+-- reach 1e8 or go below 1e-4 (PyTorch's rule). nan and inf print as such and do not take part in the choice.
 local function formatter(values, dtype)
-  if dtype == "bool" then return function(v) return tostring(v) end end
+  if dtype == "bool" then return tostring end
+  if dtype ~= "float32" and dtype ~= "float64" then
+    return function(v) -- int64 beyond 2^53 comes as cdata: drop the "LL"
+      if type(v) == "number" then return string.format("%.0f", v) end
+      return (tostring(v):gsub("U?LL$", ""))
+    end
+  end
   local integral, maxabs, minabs = true, 0, math.huge
   each_value(values, function(v)
-    v = tonumber(v)
     if v ~= v or v == math.huge or v == -math.huge then return end
     if v ~= math.floor(v) then integral = false end
     local a = math.abs(v)
     if a > maxabs then maxabs = a end
     if a > 0 and a < minabs then minabs = a end
   end)
-  local isint = dtype ~= "float32" and dtype ~= "float64"
-  local function special(v)
+  if minabs == math.huge then minabs = maxabs end
+  local fmt
+  if integral and maxabs < 1e8 then
+    fmt = "%.0f."
+  elseif integral or maxabs >= 1e8 or minabs < 1e-4 or maxabs / minabs > 1000 then
+    fmt = "%.4e"
+  else
+    fmt = "%.4f"
+  end
+  return function(v)
     if v ~= v then return "nan" end
     if v == math.huge then return "inf" end
     if v == -math.huge then return "-inf" end
+    return string.format(fmt, v)
   end
-  if isint then
-    return function(v) return tostring(v):gsub("LL$", "") end
-  end
-  local fmt
-  if integral and maxabs < 1e15 then
-    fmt = function(v) return string.format("%.0f.", v) end
-  elseif maxabs >= 1e8 or (minabs < 1e-4 and minabs ~= math.huge) then
-    fmt = function(v) return string.format("%.4e", v) end
-  else
-    fmt = function(v) return string.format("%.4f", v) end
-  end
-  return function(v) return special(v) or fmt(v) end
 end
 
 return function(nd)

@@ -1,9 +1,28 @@
 /* Constructors that compute their values: arange, linspace, eye. */
 #include "core.h"
 #include <math.h>
+#include <stdio.h>
+
+/* e's message from a shared allocation path ("empty: ...") under fn's
+ * name, so C callers read which constructor failed. */
+static nd_status as(nd_err *e, const char *fn) {
+  const char *colon = strchr(e->msg, ':');
+  if (colon && strncmp(e->msg, fn, strlen(fn)) != 0) {
+    char rest[sizeof e->msg];
+    snprintf(rest, sizeof rest, "%s", colon);
+    snprintf(e->msg, sizeof e->msg, "%s%s", fn, rest);
+  }
+  return e->code;
+}
+
+static int is_int64(double v) {
+  return v == floor(v) && v >= -0x1p63 && v < 0x1p63;
+}
 
 nd_status nd_arange(nd_err *e, nd_tensor *out, int dtype, double start,
                     double stop, double step) {
+  memset(out, 0, sizeof *out);
+  if (nd_check_dtype(e, "arange", dtype)) return e->code;
   if (step == 0 || !isfinite(start) || !isfinite(stop) || !isfinite(step))
     return nd_fail(e, ND_EINVAL,
                    "arange: start %g, stop %g and step %g must be finite "
@@ -13,18 +32,22 @@ nd_status nd_arange(nd_err *e, nd_tensor *out, int dtype, double start,
   if (nf > 0x1p62)
     return nd_fail(e, ND_EOVERFLOW, "arange: %g elements are too many", nf);
   int64_t n = (int64_t)nf;
-  if (nd_alloc_tensor(e, out, dtype, 1, &n, false)) return e->code;
-  /* Compute in the widest type of the kind, then convert. */
+  if (nd_alloc_tensor(e, out, dtype, 1, &n, false)) return as(e, "arange");
+  /* Integral start and step into an integer dtype: exact int64 arithmetic
+   * (beyond 2^53 too); otherwise doubles, converted as PyTorch does
+   * (arange(0, 2.5, 0.5, int64) is {0, 0, 1, 1, 2}). */
   nd_tensor buf;
-  int integral = nd_dtype_kind(dtype) != 'f';
+  int integral = nd_dtype_kind(dtype) != 'f' && is_int64(start) &&
+                 is_int64(step);
   if (nd_alloc_tensor(e, &buf, integral ? ND_INT64 : ND_FLOAT64, 1, &n,
                       false)) {
     nd_release(out);
-    return e->code;
+    return as(e, "arange");
   }
-  if (integral) {
-    int64_t *p = nd_data(&buf), s0 = (int64_t)start, st = (int64_t)step;
-    for (int64_t i = 0; i < n; i++) p[i] = s0 + i * st;
+  if (integral) { /* unsigned: wraps instead of UB; values lie before stop */
+    int64_t *p = nd_data(&buf);
+    uint64_t s0 = (uint64_t)(int64_t)start, st = (uint64_t)(int64_t)step;
+    for (int64_t i = 0; i < n; i++) p[i] = (int64_t)(s0 + (uint64_t)i * st);
   } else {
     double *p = nd_data(&buf);
     for (int64_t i = 0; i < n; i++) p[i] = start + (double)i * step;
@@ -39,15 +62,23 @@ nd_status nd_linspace(nd_err *e, nd_tensor *out, int dtype, double a,
   if (n < 0)
     return nd_fail(e, ND_EINVAL, "linspace: negative count %lld",
                    (long long)n);
+  memset(out, 0, sizeof *out);
+  if (nd_check_dtype(e, "linspace", dtype)) return e->code;
+  if (!isfinite(a) || !isfinite(b))
+    return nd_fail(e, ND_EINVAL, "linspace: start %g and end %g must be "
+                   "finite", a, b);
   nd_tensor buf;
-  if (nd_alloc_tensor(e, &buf, ND_FLOAT64, 1, &n, false)) return e->code;
+  if (nd_alloc_tensor(e, &buf, ND_FLOAT64, 1, &n, false))
+    return as(e, "linspace");
   double *p = nd_data(&buf), step = n > 1 ? (b - a) / (double)(n - 1) : 0;
-  /* Symmetric from both ends, as PyTorch does, so the last value is b. */
+  /* Symmetric from both ends, as PyTorch does, so the last value is b
+   * (and a single value is a). */
   for (int64_t i = 0; i < n; i++)
-    p[i] = i < n / 2 ? a + step * (double)i : b - step * (double)(n - 1 - i);
+    p[i] = i < n / 2 || n == 1 ? a + step * (double)i
+                               : b - step * (double)(n - 1 - i);
   nd_status st = nd_to_dtype(e, out, &buf, dtype);
   nd_release(&buf);
-  return st;
+  return st ? as(e, "linspace") : ND_OK;
 }
 
 nd_status nd_eye(nd_err *e, nd_tensor *out, int dtype, int64_t n, int64_t m) {
@@ -55,7 +86,8 @@ nd_status nd_eye(nd_err *e, nd_tensor *out, int dtype, int64_t n, int64_t m) {
   if (n < 0 || m < 0)
     return nd_fail(e, ND_EINVAL, "eye: negative size %lld x %lld",
                    (long long)n, (long long)m);
-  if (nd_zeros(e, out, dtype, 2, size)) return e->code;
+  memset(out, 0, sizeof *out);
+  if (nd_zeros(e, out, dtype, 2, size)) return as(e, "eye");
   nd_tensor d;
   nd_diagonal(e, &d, out, 0, 0, 1);
   nd_fill(e, &d, 1);

@@ -31,6 +31,10 @@ nd_rng *nd_default_rng(void) { return &default_rng; }
 static double uniform(nd_rng *r) { /* 53 random bits in [0, 1) */
   return (double)(nd_rng_next(r) >> 11) * 0x1.0p-53;
 }
+/* 24 bits for float32, so rounding to float never gives 1.0. */
+static double uniform24(nd_rng *r) {
+  return (double)(nd_rng_next(r) >> 40) * 0x1.0p-24;
+}
 
 /* Values are generated in row-major order into a float64 or int64 buffer
  * tensor, then copied (converting) into t, whatever t's layout. */
@@ -40,10 +44,15 @@ static nd_status generate(nd_err *e, const char *fn, const nd_tensor *t,
                           nd_rng *r, dist d, int64_t lo, int64_t hi) {
   nd_tensor buf;
   if (nd_check_writable(e, fn, t)) return e->code;
-  if (nd_alloc_tensor(e, &buf, d == INTEGER ? ND_INT64 : ND_FLOAT64, t->ndim,
-                      t->size, false))
+  int btype = d == INTEGER ? ND_INT64 : ND_FLOAT64;
+  /* A compact tensor of the buffer's dtype is written directly. */
+  int direct = t->dtype == btype && nd_is_contiguous(t);
+  if (direct)
+    nd_share(&buf, t);
+  else if (nd_alloc_tensor(e, &buf, btype, t->ndim, t->size, false))
     return e->code;
   int64_t n = nd_numel(t);
+  double (*unif)(nd_rng *) = t->dtype == ND_FLOAT32 ? uniform24 : uniform;
   if (d == INTEGER) {
     int64_t *p = nd_data(&buf);
     uint64_t span = (uint64_t)hi - (uint64_t)lo;
@@ -58,28 +67,53 @@ static nd_status generate(nd_err *e, const char *fn, const nd_tensor *t,
     double *p = nd_data(&buf);
     for (int64_t i = 0; i < n; i++) {
       if (d == UNIFORM) {
-        p[i] = uniform(r);
+        p[i] = unif(r);
       } else {
         double u1 = 1.0 - uniform(r), u2 = uniform(r); /* u1 in (0, 1] */
         p[i] = sqrt(-2.0 * log(u1)) * cos(2.0 * 3.14159265358979323846 * u2);
       }
     }
   }
-  nd_status st = nd_copy(e, t, &buf);
+  nd_status st = direct ? ND_OK : nd_copy(e, t, &buf);
   nd_release(&buf);
   return st;
 }
 
+static nd_status floating(nd_err *e, const char *fn, const nd_tensor *t) {
+  if (nd_dtype_kind(t->dtype) == 'f') return ND_OK;
+  return nd_fail(e, ND_EINVAL, "%s: dtype %s is not a floating dtype "
+                 "(float32 or float64)", fn, nd_dtype_name(t->dtype));
+}
+
 nd_status nd_rand(nd_err *e, const nd_tensor *t, nd_rng *r) {
+  if (floating(e, "rand", t)) return e->code;
   return generate(e, "rand", t, r, UNIFORM, 0, 0);
 }
 nd_status nd_randn(nd_err *e, const nd_tensor *t, nd_rng *r) {
+  if (floating(e, "randn", t)) return e->code;
   return generate(e, "randn", t, r, NORMAL, 0, 0);
 }
+
+/* Whether every integer in [lo, hi) is a value of dtype. */
+static int representable(int dtype, int64_t lo, int64_t hi) {
+  switch (dtype) {
+  case ND_INT32: return lo >= INT32_MIN && hi - 1 <= INT32_MAX;
+  case ND_UINT8: return lo >= 0 && hi - 1 <= 255;
+  case ND_BOOL: return lo >= 0 && hi - 1 <= 1;
+  case ND_FLOAT32: return lo >= -(1LL << 24) && hi - 1 <= 1LL << 24;
+  case ND_FLOAT64: return lo >= -(1LL << 53) && hi - 1 <= 1LL << 53;
+  default: return 1;
+  }
+}
+
 nd_status nd_randint(nd_err *e, const nd_tensor *t, nd_rng *r, int64_t lo,
                      int64_t hi) {
   if (lo >= hi)
     return nd_fail(e, ND_EINVAL, "randint: low %lld must be below high %lld",
                    (long long)lo, (long long)hi);
+  if (!representable(t->dtype, lo, hi))
+    return nd_fail(e, ND_EINVAL, "randint: range [%lld, %lld) does not fit "
+                   "dtype %s", (long long)lo, (long long)hi,
+                   nd_dtype_name(t->dtype));
   return generate(e, "randint", t, r, INTEGER, lo, hi);
 }

@@ -37,28 +37,68 @@ void nd_set_allocator(nd_alloc_fn alloc, nd_free_fn fr, void *ud) {
   }
 }
 
+/* Storage from the allocator remembers which free() it needs, so the hook
+ * may change while tensors from the previous one are alive. Wrapped
+ * storage (nd_wrap) is a bare nd_storage with a release callback. With the
+ * default allocator, buffers below HUGE_MIN share one malloc() with their
+ * header (free == NULL): half the malloc/free calls of a small tensor. */
+typedef struct owned {
+  nd_storage s; /* first: an nd_storage* is an owned* when release == NULL */
+  nd_free_fn free;
+  void *ud;
+} owned;
+
+/* The machine's physical memory, asked once: sysconf(_SC_PHYS_PAGES) is a
+ * sysinfo() system call, which cost more than the rest of a small
+ * allocation. A race only computes the same value twice. */
 static int64_t physical_bytes(void) {
+  static int64_t cached;
+  int64_t r = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (r) return r;
   long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || psize <= 0) return INT64_MAX;
-  int64_t r;
-  return nd_mul_ovf(pages, psize, &r) ? INT64_MAX : r;
+  if (pages <= 0 || psize <= 0 || nd_mul_ovf(pages, psize, &r))
+    r = INT64_MAX;
+  __atomic_store_n(&cached, r, __ATOMIC_RELAXED);
+  return r;
 }
 
 nd_status nd_storage_new(nd_err *e, nd_storage **out, int64_t nbytes,
                          bool zero) {
   *out = NULL;
-  if (nbytes < 0 || (uint64_t)nbytes > SIZE_MAX / 2 ||
-      nbytes > physical_bytes())
+  /* Messages start with "empty:", which the binding renames to the
+   * calling function (ndL_raise_as). */
+  if (nbytes < 0)
+    return nd_fail(e, ND_EINVAL, "empty: negative byte count %lld",
+                   (long long)nbytes);
+  if ((uint64_t)nbytes > SIZE_MAX / 2 || nbytes > physical_bytes())
     return nd_fail(e, ND_ENOMEM,
-                   "not enough memory: %lld bytes requested, the machine "
-                   "has %lld", (long long)nbytes, (long long)physical_bytes());
-  nd_storage *s = malloc(sizeof *s);
-  if (!s) return nd_fail(e, ND_ENOMEM, "not enough memory");
+                   "empty: not enough memory: %lld bytes requested, the "
+                   "machine has %lld bytes of physical memory",
+                   (long long)nbytes, (long long)physical_bytes());
+#if defined(__SANITIZE_ADDRESS__)
+  bool together = false; /* own blocks, so ASan sees overruns at the end */
+#else
+  bool together = A.alloc == default_alloc && nbytes < HUGE_MIN;
+#endif
+  owned *o = malloc(sizeof *o + (together ? ND_ALIGN - 1 + (size_t)nbytes : 0));
+  if (!o)
+    return nd_fail(e, ND_ENOMEM,
+                   "empty: not enough memory: %lld bytes requested",
+                   (long long)nbytes);
+  nd_storage *s = &o->s;
   size_t align = nbytes >= HUGE_MIN ? HUGE_ALIGN : ND_ALIGN;
-  s->data = A.alloc((size_t)nbytes, align, A.ud);
+  o->free = together ? NULL : A.free;
+  o->ud = A.ud;
+  if (together) {
+    uintptr_t p = (uintptr_t)(o + 1);
+    s->data = (void *)((p + ND_ALIGN - 1) & ~(uintptr_t)(ND_ALIGN - 1));
+  } else {
+    s->data = A.alloc((size_t)nbytes, align, A.ud);
+  }
   if (!s->data) {
-    free(s);
-    return nd_fail(e, ND_ENOMEM, "not enough memory: %lld bytes requested",
+    free(o);
+    return nd_fail(e, ND_ENOMEM,
+                   "empty: not enough memory: %lld bytes requested",
                    (long long)nbytes);
   }
   if (zero) memset(s->data, 0, (size_t)nbytes);
@@ -76,9 +116,11 @@ void nd_storage_retain(nd_storage *s) {
 
 void nd_storage_release(nd_storage *s) {
   if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
-  if (s->release)
+  if (s->release) {
     s->release(s->data, s->ctx); /* wrapped host memory */
-  else
-    A.free(s->data, (size_t)s->nbytes, A.ud);
+  } else {
+    owned *o = (owned *)s;
+    if (o->free) o->free(s->data, (size_t)s->nbytes, o->ud);
+  }
   free(s);
 }

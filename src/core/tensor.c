@@ -5,25 +5,42 @@
 
 nd_status nd_alloc_tensor(nd_err *e, nd_tensor *out, int dtype, int ndim,
                           const int64_t *size, bool zero) {
-  int64_t numel, nbytes;
+  int64_t numel = 1, nbytes = 0;
+  char b[ND_SIZES_BUF];
   memset(out, 0, sizeof *out);
-  if (nd_check_dtype(e, "empty", dtype) ||
-      nd_contiguous_strides(e, ndim, size, out->stride, &numel))
+  if (nd_check_dtype(e, "empty", dtype) || nd_check_ndim(e, "empty", ndim))
     return e->code;
-  if (nd_mul_ovf(numel, nd_dtype_size(dtype), &nbytes))
-    return nd_fail(e, ND_EOVERFLOW, "empty: %lld elements of %s overflow",
-                   (long long)numel, nd_dtype_name(dtype));
+  /* Checked here, not only in nd_contiguous_strides, so that messages
+   * name "empty" (the binding renames it to the calling constructor). */
+  for (int i = 0; i < ndim; i++)
+    if (size[i] < 0)
+      return nd_fail(e, ND_EINVAL, "empty: negative size %lld in %s",
+                     (long long)size[i], nd_fmt_sizes(b, sizeof b, ndim, size));
+  for (int i = 0; i < ndim; i++)
+    if (nd_mul_ovf(numel, size[i] ? size[i] : 1, &numel) ||
+        nd_mul_ovf(numel, nd_dtype_size(dtype), &nbytes))
+      return nd_fail(e, ND_EOVERFLOW, "empty: size %s of %s has more bytes "
+                     "than an int64 can count",
+                     nd_fmt_sizes(b, sizeof b, ndim, size),
+                     nd_dtype_name(dtype));
+  if (nd_contiguous_strides(e, ndim, size, out->stride, &numel))
+    return e->code;
+  nbytes = numel * nd_dtype_size(dtype); /* bounded by the check above */
   nd_storage *s;
   if (nd_storage_new(e, &s, nbytes, zero)) return e->code;
   out->storage = s;
   out->dtype = dtype;
   out->ndim = ndim;
-  memcpy(out->size, size, sizeof(int64_t) * (size_t)ndim);
+  if (ndim) memcpy(out->size, size, sizeof(int64_t) * (size_t)ndim);
   return ND_OK;
 }
 
 nd_status nd_empty(nd_err *e, nd_tensor *out, int dtype, int ndim,
                    const int64_t *size) {
+  if (ndim > 0 && !size) {
+    memset(out, 0, sizeof *out);
+    return nd_fail(e, ND_EINVAL, "empty: size is NULL for %d dims", ndim);
+  }
   return nd_alloc_tensor(e, out, dtype, ndim, size, false);
 }
 
@@ -61,22 +78,28 @@ nd_status nd_wrap(nd_err *e, nd_tensor *out, void *data, int64_t nbytes,
   memset(out, 0, sizeof *out);
   if (nd_check_dtype(e, "wrap", dtype) || nd_check_ndim(e, "wrap", ndim))
     return e->code;
+  if (nbytes < 0)
+    return nd_fail(e, ND_EINVAL, "wrap: negative byte count %lld",
+                   (long long)nbytes);
+  if (!data && nbytes > 0)
+    return nd_fail(e, ND_EINVAL, "wrap: data is NULL but nbytes is %lld",
+                   (long long)nbytes);
+  if (ndim > 0 && !size)
+    return nd_fail(e, ND_EINVAL, "wrap: size is NULL for %d dims", ndim);
   nd_tensor t = {NULL, 0, dtype, ndim, {0}, {0}};
-  memcpy(t.size, size, sizeof(int64_t) * (size_t)ndim);
+  if (ndim) memcpy(t.size, size, sizeof(int64_t) * (size_t)ndim);
   if (stride) {
-    memcpy(t.stride, stride, sizeof(int64_t) * (size_t)ndim);
-  } else if (nd_contiguous_strides(e, ndim, size, t.stride, NULL)) {
+    if (ndim) memcpy(t.stride, stride, sizeof(int64_t) * (size_t)ndim);
+  } else if (nd_contiguous_strides(e, ndim, t.size, t.stride, NULL)) {
     return e->code;
   }
-  if (nbytes < 0 || nd_check_extent(e, "wrap", nbytes / nd_dtype_size(dtype),
-                                    ndim, t.size, t.stride, 0))
-    return nbytes < 0 ? nd_fail(e, ND_EINVAL, "wrap: negative byte count")
-                      : e->code;
+  if (nd_check_extent(e, "wrap", nbytes / nd_dtype_size(dtype), ndim, t.size,
+                      t.stride, 0))
+    return e->code;
   nd_storage *h = malloc(sizeof *h);
   if (!h) return nd_fail(e, ND_ENOMEM, "wrap: not enough memory");
-  *h = (nd_storage){data, nbytes, 1, NULL, ctx};
-  h->release = release ? release : keep;
-  h->ctx = ctx;
+  /* release == NULL marks allocator-owned storage (storage.c). */
+  *h = (nd_storage){data, nbytes, 1, release ? release : keep, ctx};
   t.storage = h;
   *out = t;
   return ND_OK;
@@ -100,8 +123,8 @@ static nd_status locate(nd_err *e, const char *fn, const nd_tensor *t,
   for (int i = 0; i < t->ndim; i++) {
     if (idx[i] < 0 || idx[i] >= t->size[i])
       return nd_fail(e, ND_EINVAL,
-                     "%s: index %lld out of range for dim %d of size %lld", fn,
-                     (long long)(idx[i] + e->base), i + e->base,
+                     "%s: index %lld out of range for dim %d of size %lld",
+                     fn, (long long)(idx[i] + e->base), i + e->base,
                      (long long)t->size[i]);
     off += idx[i] * t->stride[i];
   }

@@ -2,6 +2,7 @@
  * the random ones, from_string. */
 #include "lnd.h"
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Sizes (numbers or a table) then an optional dtype; a fresh tensor. */
@@ -13,6 +14,10 @@ static nd_status nd_alloc(nd_err *e, nd_tensor *t, int dtype, int n,
 static nd_tensor *make(lua_State *L, const char *fn, int zero, int *dtype) {
   int64_t size[ND_MAX_DIMS];
   int next, n = ndL_sizes(L, 1, fn, size, &next);
+  int ty = lua_type(L, next);
+  if (ty != LUA_TNONE && ty != LUA_TNIL && ty != LUA_TSTRING)
+    ndL_error(L, "%s: argument %d must be a size or a dtype name, got %s", fn,
+               next, luaL_typename(L, next));
   if (!lua_isnoneornil(L, next + 1))
     ndL_error(L, "%s: unexpected argument %d (%s) after the dtype", fn,
                next + 1, luaL_typename(L, next + 1));
@@ -251,7 +256,11 @@ static int l_from_string(lua_State *L) {
   int64_t es = nd_dtype_size(dtype), size[ND_MAX_DIMS], numel = 1;
   int next, n = 1;
   size[0] = (int64_t)len / es;
+  int64_t want = (int64_t)len;
   if (!lua_isnoneornil(L, 3)) {
+    if (!lua_istable(L, 3))
+      return ndL_error(L, "from_string: sizes must be a table, got %s",
+                        luaL_typename(L, 3));
     n = ndL_sizes(L, 3, "from_string", size, &next);
     for (int i = 0; i < n; i++)
       if (numel >= 0 && __builtin_mul_overflow(numel, size[i], &numel))
@@ -259,10 +268,14 @@ static int l_from_string(lua_State *L) {
   } else {
     numel = size[0];
   }
-  if ((int64_t)len % es || numel < 0 || numel * es != (int64_t)len)
-    return ndL_error(L, "from_string: %lld bytes do not make %lld elements "
-                     "of %s (%lld bytes each)", (long long)len, (long long)numel,
+  if (numel < 0 || __builtin_mul_overflow(numel, es, &want) ||
+      want != (int64_t)len) {
+    char count[32] = "that many";
+    if (numel >= 0) snprintf(count, sizeof count, "%lld", (long long)numel);
+    return ndL_error(L, "from_string: %lld bytes do not make %s elements "
+                     "of %s (%lld bytes each)", (long long)len, count,
                      nd_dtype_name(dtype), (long long)es);
+  }
   nd_tensor *t = ndL_new(L);
   nd_err e = ndL_err();
   NDL_CALL_AS(L, "from_string", e, nd_empty(&e, t, dtype, n, size));

@@ -69,11 +69,32 @@ int ndL_raise_as(lua_State *L, const char *fn, const nd_err *e) {
   return lua_error(L);
 }
 
+/* The collector paces itself by the Lua heap, which holds only tensor
+ * headers. Fresh element bytes are added to a per-state debt (a userdata
+ * in the registry under a static address, so no global state); when the
+ * debt exceeds the Lua heap (and 16 MiB), the collector is stepped by the
+ * debt, which finishes the cycle, and the debt restarts. Cost per tensor:
+ * a registry lookup; one GC cycle per heap's worth (at least 16 MiB) of
+ * tensor bytes, so dropped tensors wait for at most that much more. */
 void ndL_charge(lua_State *L, const nd_tensor *t) {
-  if (t->storage && t->storage->refs == 1 && t->storage->nbytes >= 1024)
-    lua_gc(L, LUA_GCSTEP, (int)(t->storage->nbytes >> 10 > 1 << 30
-                                    ? 1 << 30
-                                    : t->storage->nbytes >> 10));
+  static const char key = 0;
+  if (!t->storage || t->storage->refs != 1) return;
+  lua_pushlightuserdata(L, (void *)&key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  int64_t *debt = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  if (!debt) {
+    lua_pushlightuserdata(L, (void *)&key);
+    debt = lua_newuserdata(L, sizeof *debt);
+    *debt = 0;
+    lua_rawset(L, LUA_REGISTRYINDEX);
+  }
+  *debt += t->storage->nbytes;
+  int64_t heap = (int64_t)lua_gc(L, LUA_GCCOUNT, 0) << 10;
+  if (*debt < (int64_t)16 << 20 || *debt < heap) return;
+  int64_t kb = *debt >> 10;
+  *debt = 0;
+  lua_gc(L, LUA_GCSTEP, (int)(kb > 1 << 30 ? 1 << 30 : kb));
 }
 
 int64_t ndL_int(lua_State *L, int idx, const char *fn, const char *what) {
@@ -285,9 +306,9 @@ int luaopen_nd(lua_State *L) {
   ndL_open_construct(L);
   ndL_open_views(L);
   ndL_open_copies(L);
-  ndL_open_io(L);
   ndL_open_ops(L);
   ndL_open_matmul(L);
+  ndL_open_io(L);
   lua_pushcfunction(L, l_modules);
   lua_setfield(L, -2, "modules");
   lua_pushcfunction(L, l_library_path);

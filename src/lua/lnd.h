@@ -85,9 +85,9 @@ void ndL_open_tensor(lua_State *L);
 void ndL_open_construct(lua_State *L);
 void ndL_open_views(lua_State *L);
 void ndL_open_copies(lua_State *L);
-void ndL_open_io(lua_State *L);
 void ndL_open_ops(lua_State *L);
 void ndL_open_matmul(lua_State *L);
+void ndL_open_io(lua_State *L);
 int luaopen_nd(lua_State *L);
 
 #endif

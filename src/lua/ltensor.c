@@ -76,15 +76,26 @@ static int l_storage(lua_State *L) {
   return 1;
 }
 
-/* Indices from idx on: exactly t->ndim integers, 1-based or negative. */
+/* Indices from idx on: exactly t->ndim integers, 1-based or negative.
+ * `value` is 1 when a value follows them (set). */
 static void indices(lua_State *L, const nd_tensor *t, int idx, int64_t *ix,
-                    const char *fn, int allow_extra) {
-  int given = lua_gettop(L) - idx + 1 - allow_extra;
-  if (given != t->ndim)
-    ndL_error(L, "%s: %d indices given for a tensor of %d dims", fn,
-               given < 0 ? 0 : given, t->ndim);
-  for (int i = 0; i < t->ndim; i++)
-    ix[i] = ndL_index(L, idx + i, t->size[i], fn, "index");
+                    const char *fn, int value) {
+  int given = lua_gettop(L) - idx + 1 - value;
+  if (given != t->ndim) {
+    char b[ND_SIZES_BUF];
+    ndL_error(L, "%s: %d %s given for a tensor of size %s (%d dims)%s", fn,
+               given < 0 ? 0 : given, given == 1 ? "index" : "indices",
+               nd_fmt_sizes(b, sizeof b, t->ndim, t->size), t->ndim,
+               value ? "; set takes the indices, then the value" : "");
+  }
+  for (int i = 0; i < t->ndim; i++) {
+    int64_t p = ndL_int(L, idx + i, fn, "index"), n = t->size[i];
+    if (p == 0 || p > n || p < -n)
+      ndL_error(L, "%s: index %lld out of range for dim %d of size %lld "
+                 "(valid: 1..%lld or -%lld..-1)", fn, (long long)p, i + 1,
+                 (long long)n, (long long)n, (long long)n);
+    ix[i] = p < 0 ? n + p : p - 1;
+  }
 }
 
 static int l_get(lua_State *L) {
@@ -141,6 +152,9 @@ static int l_fill_(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "fill_");
   nd_err e = ndL_err();
   nd_status st;
+  if (lua_isnoneornil(L, 2))
+    return ndL_error(L, "fill_: value must be a number, boolean or 0-d "
+                      "tensor, got %s", luaL_typename(L, 2));
   if (lua_type(L, 2) == LUA_TBOOLEAN) {
     st = nd_fill_i64(&e, t, lua_toboolean(L, 2));
   } else if (lua_type(L, 2) == LUA_TNUMBER) {
@@ -164,7 +178,7 @@ static int l_fill_(lua_State *L) {
 static int l_zero_(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "zero_");
   nd_err e = ndL_err();
-  if (nd_fill_i64(&e, t, 0)) ndL_raise(L, &e);
+  if (nd_fill_i64(&e, t, 0)) ndL_raise_as(L, "zero_", &e);
   lua_settop(L, 1);
   return 1;
 }

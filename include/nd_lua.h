@@ -1,0 +1,41 @@
+/*
+ * nd_lua.h — Lua glue for hosts that embed nd (link nd.so or the objects
+ * of src/core and src/lua, and a Lua 5.1-5.4 or LuaJIT).
+ *
+ *     luaL_requiref(L, "nd", luaopen_nd, 0);   // or package.preload
+ *     nd_tensor t = ND_UNSET;
+ *     nd_zeros(&e, &t, ND_FLOAT32, 2, sz);
+ *     nd_lua_push(L, &t);        // Lua gets a tensor sharing t's storage
+ *     nd_release(&t);            // the Lua tensor keeps the storage alive
+ *     ...
+ *     nd_tensor *u = nd_lua_check(L, -1);   // borrowed from the userdata
+ *     nd_tensor mine = ND_UNSET;
+ *     nd_share(&mine, u);        // keep it beyond the Lua value's life
+ */
+#ifndef ND_LUA_H
+#define ND_LUA_H
+
+#include "nd.h"
+#include <lua.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Opens the module: returns 1 with the nd table on the stack. */
+int luaopen_nd(lua_State *L);
+
+/* Pushes a Lua tensor that is another header on t's storage (retained;
+ * the caller still owns t). luaopen_nd must have run in this state; a
+ * Lua error is raised otherwise, or when t is unset. */
+void nd_lua_push(lua_State *L, const nd_tensor *t);
+
+/* The tensor at idx, or a Lua error naming what was found. The header is
+ * owned by the Lua value: valid while that value is reachable; nd_share()
+ * it to keep it longer. */
+nd_tensor *nd_lua_check(lua_State *L, int idx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,56 @@
+-- The embedding C API without Lua: compiles tests/c_api_test.c against the
+-- build's libnd.a (the same ND_BUILD as the module) and runs it.
+local root = debug.getinfo(1, "S").source:match("^@(.*)/spec/[^/]*$") or "."
+local build = os.getenv("ND_BUILD") or "build"
+if not build:match("^/") then build = root .. "/" .. build end
+
+-- Under `make check-asan` the module is built with sanitizers and they are
+-- preloaded: the compiler must not run under them, the test programs are
+-- built with them (to link the sanitized library).
+local asan = (os.getenv("LD_PRELOAD") or ""):find("libasan", 1, true)
+local SAN = asan and " -fsanitize=address,undefined" or ""
+
+local function run(cmd)
+  local p = assert(io.popen("env -u LD_PRELOAD " .. cmd .. " 2>&1; echo \"rc=$?\""))
+  local out = p:read("*a")
+  p:close()
+  local rc = tonumber(out:match("rc=(%d+)%s*$"))
+  return rc, out
+end
+
+describe("the C API (tests/c_api_test.c)", function()
+  local exe = os.tmpname()
+  teardown(function() os.remove(exe) end)
+
+  it("compiles against libnd.a with nothing but nd.h", function()
+    local rc, out = run(("cc -std=c11 -Wall -Wextra -Werror -O1" .. SAN .. " -I%s/include "
+      .. "%s/tests/c_api_test.c %s/libnd.a "
+      .. "$(pkg-config --libs openblas 2>/dev/null || echo -lopenblas) "
+      .. "-lm -pthread -o %s"):format(root, root, build, exe))
+    assert.equals(0, rc, out)
+  end)
+
+  it("passes every check: lifecycle, nd_wrap release, views, allocator, errors", function()
+    local rc, out = run(exe)
+    local p, f = out:match("(%d+) passed, (%d+) failed")
+    assert.is_not_nil(p, out)
+    assert.equals("0", f, out)
+    assert.is_true(tonumber(p) >= 100, out)
+    assert.equals(0, rc, out)
+  end)
+
+  it("hosts Lua: luaopen_nd, nd_lua_push and nd_lua_check (tests/lua_host_test.c)", function()
+    local host = os.tmpname()
+    local rc, out = run(("cc -std=c11 -Wall -Wextra -Werror" .. SAN .. " -I%s/include "
+      .. "$(pkg-config --cflags luajit) %s/tests/lua_host_test.c %s/nd.so "
+      .. "$(pkg-config --libs luajit) -Wl,-rpath,%s -o %s"):format(
+      root, root, build, build, host))
+    assert.equals(0, rc, out)
+    rc, out = run(host)
+    os.remove(host)
+    assert.equals(0, rc, out)
+    local p, f = out:match("(%d+) passed, (%d+) failed")
+    assert.equals("0", f, out)
+    assert.is_true(tonumber(p) >= 10, out)
+  end)
+end)
