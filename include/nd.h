@@ -101,7 +101,8 @@ int64_t nd_dtype_size(int dtype);              /* bytes per element */
 int nd_promote_types(int a, int b);            /* PyTorch's, for tensors */
 char nd_dtype_kind(int dtype);                 /* 'f' 'i' 'u' 'b' */
 
-/* "{2, 3, 4}" into buf, for messages; ND_SIZES_BUF always suffices. */
+/* "{2,3,4}" into buf, as error messages quote shapes; ND_SIZES_BUF always
+ * suffices. */
 #define ND_SIZES_BUF 400
 const char *nd_fmt_sizes(char *buf, size_t n, int ndim, const int64_t *v);
 

@@ -144,7 +144,7 @@ describe("copy_", function()
   end)
   it("refuses sources that do not broadcast", function()
     assert_error_matches(function() nd.zeros(2, 3):copy_(nd.zeros(3, 2)) end,
-      "copy_: source of size {3, 2} does not broadcast to {2, 3}")
+      "copy_: source of size {3,2} does not broadcast to {2,3}")
     assert_error_matches(function() nd.zeros(3):copy_(nd.zeros(2, 3)) end, "does not broadcast")
     assert_error_matches(function() nd.zeros(3):copy_(5) end, "copy_: argument 2 must be a tensor")
   end)

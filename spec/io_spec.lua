@@ -47,7 +47,7 @@ describe("nd.load", function()
 
   it("refuses a header whose shape does not match the data, naming the file", function()
     assert_error_matches(function() nd.load(dir .. "short_data.npy") end,
-      "load:", "short_data.npy", "{2, 3}", "24 bytes")
+      "load:", "short_data.npy", "{2,3}", "24 bytes")
     assert_error_matches(function() nd.load(dir .. "long_data.npy") end,
       "load:", "long_data.npy")
   end)

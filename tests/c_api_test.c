@@ -381,7 +381,7 @@ static void test_errors(void) {
   nd_tensor x = ND_UNSET;
   int64_t neg[2] = {2, -3};
   CHECK(nd_empty(&e, &x, ND_FLOAT64, 2, neg) == ND_EINVAL);
-  HAS(e, "empty: negative size -3 in {2, -3}");
+  HAS(e, "empty: negative size -3 in {2,-3}");
   CHECK(is_unset(&x));
   int64_t huge[2] = {(int64_t)1 << 40, (int64_t)1 << 40};
   e = fresh();

@@ -16,7 +16,7 @@ const char *nd_fmt_sizes(char *buf, size_t n, int ndim, const int64_t *v) {
   size_t k = 0;
   k += (size_t)snprintf(buf, n, "{");
   for (int i = 0; i < ndim && k < n; i++)
-    k += (size_t)snprintf(buf + k, n - k, i ? ", %lld" : "%lld",
+    k += (size_t)snprintf(buf + k, n - k, i ? ",%lld" : "%lld",
                           (long long)v[i]);
   if (k < n) snprintf(buf + k, n - k, "}");
   return buf;

@@ -93,14 +93,8 @@ static int merge_rows(int nbd, const int64_t *bsz, const int64_t *bst,
   return 1;
 }
 
-/* "{2,3}": shapes in messages, as the matmul errors quote them. */
 static const char *shape(char *buf, size_t n, const nd_tensor *t) {
-  size_t k = (size_t)snprintf(buf, n, "{");
-  for (int i = 0; i < t->ndim && k < n; i++)
-    k += (size_t)snprintf(buf + k, n - k, i ? ",%lld" : "%lld",
-                          (long long)t->size[i]);
-  if (k < n) snprintf(buf + k, n - k, "}");
-  return buf;
+  return nd_fmt_sizes(buf, n, t->ndim, t->size);
 }
 
 nd_status nd_plan_matmul(nd_err *e, const char *fn, nd_blas_plan *p,

@@ -206,7 +206,7 @@ static int64_t range_bound(lua_State *L, int64_t v, int64_t n, const char *fn,
                            int k, const int64_t *r) {
   if (v == 0 && v == r[1] && r[0] == 1 && r[2] > 0) return -1;
   if (v == 0 || v > n + 1 || v < -n - 1)
-    ndL_error(L, "%s: range {%lld, %lld, %lld} out of bounds for dim %d of "
+    ndL_error(L, "%s: range {%lld,%lld,%lld} out of bounds for dim %d of "
                "size %lld", fn, (long long)r[0], (long long)r[1],
                (long long)r[2], k, (long long)n);
   return v < 0 ? n + v : v - 1;
@@ -263,7 +263,7 @@ static int apply_index(lua_State *L, const nd_tensor *t, int idx,
                             last >= size
                       : first < 0 || first > size || last < -1 ||
                             last >= size)
-          return ndL_error(L, "%s: range {%lld, %lld, %lld} out of bounds "
+          return ndL_error(L, "%s: range {%lld,%lld,%lld} out of bounds "
                             "for dim %d of size %lld", fn, (long long)v[0],
                             (long long)v[1], (long long)v[2], k,
                             (long long)size);
