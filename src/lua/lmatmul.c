@@ -75,7 +75,7 @@ static int l_addmm(lua_State *L) {
 }
 
 static void set_int(lua_State *L, const char *k, int64_t v) {
-  lua_pushnumber(L, (lua_Number)v);
+  ndL_pushint(L, v);
   lua_setfield(L, -2, k);
 }
 static void set_str(lua_State *L, const char *k, const char *v) {

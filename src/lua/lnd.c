@@ -216,14 +216,11 @@ int ndL_dimlist(lua_State *L, int idx, int ndim, const char *fn, int *dims) {
 void ndL_push_elem(lua_State *L, const nd_tensor *t, const int64_t *idx) {
   nd_err e = ndL_err();
   double v;
-  if (t->dtype == ND_INT64) {
+  char kind = nd_dtype_kind(t->dtype);
+  if (kind == 'i' || kind == 'u') {
     int64_t i;
     if (nd_get_i64(&e, t, idx, &i)) ndL_raise(L, &e);
-#if LUA_VERSION_NUM >= 503
-    lua_pushinteger(L, (lua_Integer)i);
-#else
-    lua_pushnumber(L, (lua_Number)i);
-#endif
+    ndL_pushint(L, i);
     return;
   }
   if (nd_get(&e, t, idx, &v)) ndL_raise(L, &e);

@@ -75,6 +75,15 @@ int ndL_dtype(lua_State *L, int idx, const char *fn, int def);
 /* A table of dims (or one number) as 0-based dims; returns the count. */
 int ndL_dimlist(lua_State *L, int idx, int ndim, const char *fn, int *dims);
 
+/* An integral count or position: an integer on Lua 5.3+, else a number. */
+static inline void ndL_pushint(lua_State *L, int64_t v) {
+#if LUA_VERSION_NUM >= 503
+  lua_pushinteger(L, (lua_Integer)v);
+#else
+  lua_pushnumber(L, (lua_Number)v);
+#endif
+}
+
 /* Push one element (number, boolean, or int64 as the Lua can hold it). */
 void ndL_push_elem(lua_State *L, const nd_tensor *t, const int64_t *idx);
 /* Write a Lua number or boolean into one element. */

@@ -101,8 +101,8 @@ static int unary(lua_State *L, int op, int inplace) {
 }
 
 #define BINARY(name, OP)                                                    \
-  static int l_##name(lua_State *L) { return binary(L, OP, 0); }            \
-  static int l_##name##_(lua_State *L) { return binary(L, OP, 1); }
+  static int op_##name(lua_State *L) { return binary(L, OP, 0); }            \
+  static int op_##name##_(lua_State *L) { return binary(L, OP, 1); }
 BINARY(add, ND_ADD)
 BINARY(sub, ND_SUB)
 BINARY(mul, ND_MUL)
@@ -118,8 +118,8 @@ BINARY(gt, ND_GT)
 BINARY(ge, ND_GE)
 
 #define UNARY(name, OP)                                                     \
-  static int l_##name(lua_State *L) { return unary(L, OP, 0); }             \
-  static int l_##name##_(lua_State *L) { return unary(L, OP, 1); }
+  static int op_##name(lua_State *L) { return unary(L, OP, 0); }             \
+  static int op_##name##_(lua_State *L) { return unary(L, OP, 1); }
 UNARY(neg, ND_NEG)
 UNARY(abs, ND_ABS)
 UNARY(exp, ND_EXP)
@@ -133,8 +133,8 @@ UNARY(relu, ND_RELU)
 UNARY(floor, ND_FLOOR)
 UNARY(ceil, ND_CEIL)
 UNARY(round, ND_ROUND)
-static int l_isnan(lua_State *L) { return unary(L, ND_ISNAN, 0); }
-static int l_isfinite(lua_State *L) { return unary(L, ND_ISFINITE, 0); }
+static int op_isnan(lua_State *L) { return unary(L, ND_ISNAN, 0); }
+static int op_isfinite(lua_State *L) { return unary(L, ND_ISFINITE, 0); }
 
 /* clamp(x, lo, hi [, out]); either bound may be nil. */
 static int clamp(lua_State *L, int inplace) {
@@ -162,10 +162,10 @@ static int clamp(lua_State *L, int inplace) {
   ndL_charge(L, r);
   return 1;
 }
-static int l_clamp(lua_State *L) { return clamp(L, 0); }
-static int l_clamp_(lua_State *L) { return clamp(L, 1); }
+static int op_clamp(lua_State *L) { return clamp(L, 0); }
+static int op_clamp_(lua_State *L) { return clamp(L, 1); }
 
-static int l_where(lua_State *L) {
+static int op_where(lua_State *L) {
   nd_tensor *c = ndL_check(L, 1, "where");
   nd_operand a, b;
   operand(L, 2, &a, "where", 0);
@@ -208,12 +208,12 @@ static int reduce(lua_State *L, int op, const char *fn) {
   ndL_charge(L, r);
   return 1;
 }
-static int l_sum(lua_State *L) { return reduce(L, ND_R_SUM, "sum"); }
-static int l_mean(lua_State *L) { return reduce(L, ND_R_MEAN, "mean"); }
-static int l_prod(lua_State *L) { return reduce(L, ND_R_PROD, "prod"); }
-static int l_all(lua_State *L) { return reduce(L, ND_R_ALL, "all"); }
-static int l_any(lua_State *L) { return reduce(L, ND_R_ANY, "any"); }
-static int l_norm(lua_State *L) { return reduce(L, ND_R_NORM, "norm"); }
+static int op_sum(lua_State *L) { return reduce(L, ND_R_SUM, "sum"); }
+static int op_mean(lua_State *L) { return reduce(L, ND_R_MEAN, "mean"); }
+static int op_prod(lua_State *L) { return reduce(L, ND_R_PROD, "prod"); }
+static int op_all(lua_State *L) { return reduce(L, ND_R_ALL, "all"); }
+static int op_any(lua_State *L) { return reduce(L, ND_R_ANY, "any"); }
+static int op_norm(lua_State *L) { return reduce(L, ND_R_NORM, "norm"); }
 
 static int one_dim(lua_State *L, int idx, const nd_tensor *t, const char *fn) {
   if (lua_istable(L, idx)) {
@@ -249,8 +249,8 @@ static int minmax(lua_State *L, int op, const char *fn) {
   ndL_charge(L, v);
   return 2;
 }
-static int l_min(lua_State *L) { return minmax(L, ND_R_MIN, "min"); }
-static int l_max(lua_State *L) { return minmax(L, ND_R_MAX, "max"); }
+static int op_min(lua_State *L) { return minmax(L, ND_R_MIN, "min"); }
+static int op_max(lua_State *L) { return minmax(L, ND_R_MAX, "max"); }
 
 /* argmin/argmax: the 1-based flat row-major index, or indices along dim. */
 static int argext(lua_State *L, int op, const char *fn) {
@@ -261,7 +261,7 @@ static int argext(lua_State *L, int op, const char *fn) {
     NDL_CALL_AS(L, fn, e, nd_reduce_arg(&e, NULL, &ix, op, t, -1, 0));
     int64_t i = *(int64_t *)nd_data(&ix);
     nd_release(&ix);
-    lua_pushnumber(L, (lua_Number)(i + 1));
+    ndL_pushint(L, i + 1);
     return 1;
   }
   int d = one_dim(L, 2, t, fn), keep = lua_toboolean(L, 3);
@@ -270,11 +270,11 @@ static int argext(lua_State *L, int op, const char *fn) {
   to_lua_positions(L, ix);
   return 1;
 }
-static int l_argmin(lua_State *L) { return argext(L, ND_R_MIN, "argmin"); }
-static int l_argmax(lua_State *L) { return argext(L, ND_R_MAX, "argmax"); }
+static int op_argmin(lua_State *L) { return argext(L, ND_R_MIN, "argmin"); }
+static int op_argmax(lua_State *L) { return argext(L, ND_R_MAX, "argmax"); }
 
 /* ---- threads ---- */
-static int l_set_num_threads(lua_State *L) {
+static int op_set_num_threads(lua_State *L) {
   int64_t n = ndL_int(L, 1, "set_num_threads", "n");
   if (n < 1 || n > 1024)
     return ndL_error(L, "set_num_threads: n must be in [1, 1024], got %lld",
@@ -282,23 +282,23 @@ static int l_set_num_threads(lua_State *L) {
   nd_set_num_threads((int)n);
   return 0;
 }
-static int l_get_num_threads(lua_State *L) {
-  lua_pushnumber(L, nd_get_num_threads());
+static int op_get_num_threads(lua_State *L) {
+  ndL_pushint(L, nd_get_num_threads());
   return 1;
 }
 
-#define REG(name) {#name, l_##name}, {#name "_", l_##name##_}
+#define REG(name) {#name, op_##name}, {#name "_", op_##name##_}
 void ndL_open_ops(lua_State *L) {
   static const luaL_Reg fns[] = {
       REG(add), REG(sub), REG(mul), REG(div), REG(pow), REG(maximum),
       REG(minimum), REG(eq), REG(ne), REG(lt), REG(le), REG(gt), REG(ge),
       REG(neg), REG(abs), REG(exp), REG(log), REG(sqrt), REG(sin), REG(cos),
       REG(tanh), REG(sigmoid), REG(relu), REG(floor), REG(ceil), REG(round),
-      REG(clamp), {"isnan", l_isnan}, {"isfinite", l_isfinite},
-      {"where", l_where}, {"sum", l_sum}, {"mean", l_mean}, {"prod", l_prod},
-      {"min", l_min}, {"max", l_max}, {"argmin", l_argmin},
-      {"argmax", l_argmax}, {"all", l_all}, {"any", l_any}, {"norm", l_norm},
-      {"set_num_threads", l_set_num_threads},
-      {"get_num_threads", l_get_num_threads}, {NULL, NULL}};
+      REG(clamp), {"isnan", op_isnan}, {"isfinite", op_isfinite},
+      {"where", op_where}, {"sum", op_sum}, {"mean", op_mean}, {"prod", op_prod},
+      {"min", op_min}, {"max", op_max}, {"argmin", op_argmin},
+      {"argmax", op_argmax}, {"all", op_all}, {"any", op_any}, {"norm", op_norm},
+      {"set_num_threads", op_set_num_threads},
+      {"get_num_threads", op_get_num_threads}, {NULL, NULL}};
   ndL_register(L, fns);
 }

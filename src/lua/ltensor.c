@@ -5,12 +5,12 @@
 static int push_dims(lua_State *L, const nd_tensor *t, const int64_t *v,
                      const char *fn) {
   if (!lua_isnoneornil(L, 2)) {
-    lua_pushnumber(L, (lua_Number)v[ndL_dim(L, 2, t->ndim, fn)]);
+    ndL_pushint(L, v[ndL_dim(L, 2, t->ndim, fn)]);
     return 1;
   }
   lua_createtable(L, t->ndim, 0);
   for (int i = 0; i < t->ndim; i++) {
-    lua_pushnumber(L, (lua_Number)v[i]);
+    ndL_pushint(L, v[i]);
     lua_rawseti(L, -2, i + 1);
   }
   /* Prints as {24, 12, 4, 1}: the Lua layer's size-table metatable. */
@@ -30,14 +30,14 @@ static int l_stride(lua_State *L) {
 static int l_len(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "__len");
   if (t->ndim == 0) return ndL_error(L, "__len: a 0-d tensor has no length");
-  lua_pushnumber(L, (lua_Number)t->size[0]);
+  ndL_pushint(L, t->size[0]);
   return 1;
 }
 
 #define GETTER(name, expr)                                                  \
   static int l_##name(lua_State *L) {                                       \
     nd_tensor *t = ndL_check(L, 1, #name);                                  \
-    lua_pushnumber(L, (lua_Number)(expr));                                  \
+    ndL_pushint(L, (int64_t)(expr));                                       \
     return 1;                                                               \
   }
 GETTER(storage_offset, t->offset)
