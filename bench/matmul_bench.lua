@@ -54,7 +54,10 @@ for _, dt in ipairs({ "float32", "float64" }) do
 end
 
 -- 3. Small float32 products per call: the FFI fast path, the C binding
--- (no out: allocates), cblas_sgemm from C, NumPy.
+-- (no out: allocates), cblas_sgemm from C, NumPy -- all on one thread
+-- (lib.numpy pins NumPy's to 1), as a game loop would run them.
+local threads = nd.get_num_threads()
+nd.set_num_threads(1)
 for _, m in ipairs({ 4, 8, 16 }) do
   local a, b, out = nd.rand(m, m, "float32"), nd.rand(m, m, "float32"), nd.empty(m, m, "float32")
   local matmul = nd.matmul
@@ -72,3 +75,4 @@ c = np.empty((%d, %d), dtype=np.float32)]]):format(m, m, m, m, m, m), "np.matmul
   lib.row(("%dx%d float32 matmul(a, b) (allocates)"):format(m, m), t.alloc, "NumPy np.matmul(a,b,out=c)", tnp)
   lib.row(("%dx%d float32 matmul(a, b, out)"):format(m, m), t.fast, "C cblas_sgemm direct", tc)
 end
+nd.set_num_threads(threads)

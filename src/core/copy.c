@@ -20,57 +20,12 @@ MOVE_LOOP(uint8_t)
 MOVE_LOOP(uint32_t)
 MOVE_LOOP(uint64_t)
 
-/* ---- conversion: load to a buffer of double or int64, store from it ---- */
-enum { CHUNK = 256 };
-typedef struct { int sdt, ddt, via_int; } convert_ctx;
-
-#define LOAD(E, name, T, kind)                                              \
-  case ND_##E:                                                              \
-    for (int64_t i = 0; i < n; i++, s += st)                                \
-      if (via_int) bi[i] = kind == 'f' ? nd_f2i(*(T *)s, INT64_MIN, INT64_MAX) \
-                                       : (int64_t) * (T *)s;                \
-      else bd[i] = (double)*(T *)s;                                         \
-    break;
-static void load(int dt, const char *s, int64_t st, int64_t n, int via_int,
-                 double *bd, int64_t *bi) {
-  switch (dt) { ND_DTYPES(LOAD) }
-}
-#undef LOAD
-
-/* Integer targets from double saturate; from int64 they wrap. */
-static int64_t lim_lo(int dt) {
-  return dt == ND_INT32 ? INT32_MIN : dt == ND_INT64 ? INT64_MIN : 0;
-}
-static int64_t lim_hi(int dt) {
-  return dt == ND_INT32 ? INT32_MAX : dt == ND_INT64 ? INT64_MAX : 255;
-}
-#define STORE(E, name, T, kind)                                             \
-  case ND_##E:                                                              \
-    for (int64_t i = 0; i < n; i++, d += st)                                \
-      if (kind == 'b') *(T *)d = via_int ? bi[i] != 0 : bd[i] != 0;         \
-      else if (kind == 'f') *(T *)d = via_int ? (T)bi[i] : (T)bd[i];        \
-      else if (via_int) *(T *)d = (T)(uint64_t)bi[i];                       \
-      else *(T *)d = (T)nd_f2i(bd[i], lo, hi);                              \
-    break;
-static void store(int dt, char *d, int64_t st, int64_t n, int via_int,
-                  const double *bd, const int64_t *bi) {
-  int64_t lo = lim_lo(dt), hi = lim_hi(dt);
-  switch (dt) { ND_DTYPES(STORE) }
-}
-#undef STORE
+/* ---- conversion (convert.c) ---- */
+typedef struct { int sdt, ddt; } convert_ctx;
 
 static void convert_loop(char **p, const int64_t *st, int64_t n, void *c) {
   const convert_ctx *cc = c;
-  double bd[CHUNK];
-  int64_t bi[CHUNK];
-  char *d = p[0], *s = p[1];
-  for (int64_t done = 0; done < n; done += CHUNK) {
-    int64_t m = n - done < CHUNK ? n - done : CHUNK;
-    load(cc->sdt, s, st[1], m, cc->via_int, bd, bi);
-    store(cc->ddt, d, st[0], m, cc->via_int, bd, bi);
-    s += m * st[1];
-    d += m * st[0];
-  }
+  nd_convert(cc->ddt, p[0], st[0], cc->sdt, p[1], st[1], n);
 }
 
 /* The destination is compact in its inner dim and the source in another
@@ -113,13 +68,11 @@ static void copy_same_shape(const nd_tensor *dst, const nd_tensor *src) {
   nd_iter_init(&it, 2, ops);
   int64_t es = nd_dtype_size(dst->dtype);
   nd_loop_fn fn = NULL;
-  convert_ctx cc = {src->dtype, dst->dtype, 0};
+  convert_ctx cc = {src->dtype, dst->dtype};
   if (dst->dtype == src->dtype) {
     if (try_transpose(&it, es)) return;
     fn = es == 1 ? move_uint8_t : es == 4 ? move_uint32_t : move_uint64_t;
   } else {
-    cc.via_int = nd_dtype_kind(src->dtype) != 'f' &&
-                 nd_dtype_kind(dst->dtype) != 'f';
     fn = convert_loop;
   }
   nd_iter_run(&it, fn, &cc, 0, nd_iter_outer(&it));

@@ -85,8 +85,8 @@ void nd_parallel_for(int64_t n, int64_t grain, nd_task_fn fn, void *ctx);
 /* nd_iter_run over the flat element range [from, to) (dim 0 fastest). */
 void nd_iter_run_elems(const nd_iter *it, nd_loop_fn fn, void *ctx,
                        int64_t from, int64_t to);
-/* Convert n elements between dtypes, as nd_copy does (floats to integers
- * saturate, integers wrap, anything nonzero is true). Byte strides. */
+/* Convert n elements between dtypes (convert.c): floats to integers
+ * saturate, integers wrap, anything nonzero is true. Byte strides. */
 void nd_convert(int ddt, char *d, int64_t dst, int sdt, const char *s,
                 int64_t sst, int64_t n);
 /* Broadcast shape of n tensors into size/ndim, or an error naming fn and

@@ -76,6 +76,12 @@ int nd_same_storage(const nd_tensor *a, const nd_tensor *b) {
 
 int nd_may_overlap(const nd_tensor *a, const nd_tensor *b) {
   if (!a->storage || !b->storage) return 0;
+  /* Distinct buffers (the common case, checked first: small products run
+   * this on every call) cannot overlap. */
+  const char *sa = a->storage->data, *sb = b->storage->data;
+  if (a->storage != b->storage &&
+      (sa + a->storage->nbytes <= sb || sb + b->storage->nbytes <= sa))
+    return 0;
   int64_t alo, ahi, blo, bhi;
   nd_span(a, &alo, &ahi);
   nd_span(b, &blo, &bhi);
@@ -95,6 +101,7 @@ int nd_may_overlap(const nd_tensor *a, const nd_tensor *b) {
 int nd_has_internal_overlap(const nd_tensor *t) {
   int64_t sz[ND_MAX_DIMS], st[ND_MAX_DIMS];
   int n = 0;
+  if (nd_is_contiguous(t)) return 0;
   for (int i = 0; i < t->ndim; i++) {
     if (t->size[i] == 0) return 0;
     if (t->size[i] == 1) continue;

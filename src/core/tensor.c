@@ -132,15 +132,12 @@ static nd_status locate(nd_err *e, const char *fn, const nd_tensor *t,
   return ND_OK;
 }
 
+/* One element through nd_convert, with the same rules as every copy. */
 nd_status nd_get(nd_err *e, const nd_tensor *t, const int64_t *idx,
                  double *v) {
   char *p;
   if (locate(e, "get", t, idx, &p)) return e->code;
-  switch (t->dtype) {
-#define X(E, name, T, kind) case ND_##E: *v = (double)*(T *)p; break;
-    ND_DTYPES(X)
-#undef X
-  }
+  nd_convert(ND_FLOAT64, (char *)v, 0, t->dtype, p, 0, 1);
   return ND_OK;
 }
 
@@ -148,46 +145,15 @@ nd_status nd_get_i64(nd_err *e, const nd_tensor *t, const int64_t *idx,
                      int64_t *v) {
   char *p;
   if (locate(e, "get", t, idx, &p)) return e->code;
-  switch (t->dtype) {
-#define X(E, name, T, kind)                                                 \
-  case ND_##E:                                                              \
-    *v = kind == 'f' ? nd_f2i((double)*(T *)p, INT64_MIN, INT64_MAX)        \
-                     : (int64_t)*(T *)p;                                    \
-    break;
-    ND_DTYPES(X)
-#undef X
-  }
+  nd_convert(ND_INT64, (char *)v, 0, t->dtype, p, 0, 1);
   return ND_OK;
-}
-
-/* Store a double into one element with the conversion rules of core.h. */
-static void store_f64(int dtype, char *p, double v) {
-  switch (dtype) {
-  case ND_FLOAT32: *(float *)p = (float)v; break;
-  case ND_FLOAT64: *(double *)p = v; break;
-  case ND_INT32: *(int32_t *)p = (int32_t)nd_f2i(v, INT32_MIN, INT32_MAX); break;
-  case ND_INT64: *(int64_t *)p = nd_f2i(v, INT64_MIN, INT64_MAX); break;
-  case ND_UINT8: *(uint8_t *)p = (uint8_t)nd_f2i(v, 0, 255); break;
-  case ND_BOOL: *(uint8_t *)p = v != 0; break;
-  }
-}
-
-static void store_i64(int dtype, char *p, int64_t v) {
-  switch (dtype) {
-  case ND_FLOAT32: *(float *)p = (float)v; break;
-  case ND_FLOAT64: *(double *)p = (double)v; break;
-  case ND_INT32: *(int32_t *)p = (int32_t)(uint32_t)v; break;
-  case ND_INT64: *(int64_t *)p = v; break;
-  case ND_UINT8: *(uint8_t *)p = (uint8_t)v; break;
-  case ND_BOOL: *(uint8_t *)p = v != 0; break;
-  }
 }
 
 nd_status nd_set(nd_err *e, const nd_tensor *t, const int64_t *idx,
                  double v) {
   char *p;
   if (locate(e, "set", t, idx, &p)) return e->code;
-  store_f64(t->dtype, p, v);
+  nd_convert(t->dtype, p, 0, ND_FLOAT64, (const char *)&v, 0, 1);
   return ND_OK;
 }
 
@@ -195,6 +161,6 @@ nd_status nd_set_i64(nd_err *e, const nd_tensor *t, const int64_t *idx,
                      int64_t v) {
   char *p;
   if (locate(e, "set", t, idx, &p)) return e->code;
-  store_i64(t->dtype, p, v);
+  nd_convert(t->dtype, p, 0, ND_INT64, (const char *)&v, 0, 1);
   return ND_OK;
 }
