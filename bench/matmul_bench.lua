@@ -26,6 +26,14 @@ for _, dt in ipairs({ "float32", "float64" }) do
     tb = function() return a:matmul(bt) end,
     narrowed = function() return an:matmul(b) end,
   }, 9)
+  -- OpenBLAS's own cost of a transposed operand, from C, interleaved.
+  local c = { NN = {}, TN = {}, NT = {} }
+  for _ = 1, 9 do
+    for f, xs in pairs(c) do xs[#xs + 1] = ref.gemm(n, dt, 1, f) end
+  end
+  for f, xs in pairs(c) do c[f] = lib.median(xs) end
+  lib.row(("%d %s C cblas [T,N] (OpenBLAS itself)"):format(n, dt), c.TN, "C cblas [N,N]", c.NN)
+  lib.row(("%d %s C cblas [N,T] (OpenBLAS itself)"):format(n, dt), c.NT, "C cblas [N,N]", c.NN)
   local base = ("a:matmul(b) %s"):format(dt)
   lib.row(("%d %s a:t():matmul(b)  [T,N]"):format(n, dt), t.ta, base, t.contiguous, 1.05)
   lib.row(("%d %s a:matmul(b:t())  [N,T]"):format(n, dt), t.tb, base, t.contiguous, 1.05)

@@ -1,7 +1,9 @@
 /* Reference: cblas_?gemm called directly from C on fresh, touched n x n
  * row-major buffers -- what nd's matmul is measured against.
- * ref_blas.gemm(n, "float32"|"float64", calls) -> seconds per call (the
- * mean over `calls` back-to-back calls, after one warm-up call). */
+ * ref_blas.gemm(n, "float32"|"float64", calls [, "NN"|"TN"|"NT"]) ->
+ * seconds per call (the mean over `calls` back-to-back calls, after one
+ * warm-up call); the flags give OpenBLAS's own cost of a transposed
+ * operand, next to which nd's transposed views are judged. */
 #include <cblas.h>
 #include <lauxlib.h>
 #include <lua.h>
@@ -19,6 +21,9 @@ static int l_gemm(lua_State *L) {
   int n = (int)luaL_checkinteger(L, 1);
   const char *dt = luaL_checkstring(L, 2);
   long calls = (long)luaL_optinteger(L, 3, 1);
+  const char *flags = luaL_optstring(L, 4, "NN");
+  const enum CBLAS_TRANSPOSE ta = flags[0] == 'T' ? CblasTrans : CblasNoTrans;
+  const enum CBLAS_TRANSPOSE tb = flags[0] && flags[1] == 'T' ? CblasTrans : CblasNoTrans;
   int dbl = strcmp(dt, "float64") == 0;
   size_t es = dbl ? sizeof(double) : sizeof(float), bytes = (size_t)n * n * es;
   char *a = NULL, *b = NULL, *c = NULL;
@@ -36,10 +41,10 @@ static int l_gemm(lua_State *L) {
   for (long r = -1; r < calls; r++) {
     if (r == 0) t0 = now();
     if (dbl)
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0,
+      cblas_dgemm(CblasRowMajor, ta, tb, n, n, n, 1.0,
                   (double *)a, n, (double *)b, n, 0.0, (double *)c, n);
     else
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f,
+      cblas_sgemm(CblasRowMajor, ta, tb, n, n, n, 1.0f,
                   (float *)a, n, (float *)b, n, 0.0f, (float *)c, n);
   }
   double t = (now() - t0) / (double)calls;
