@@ -20,12 +20,14 @@ LUA_MODS := $(sort $(wildcard lua/*.lua))
 CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 LUA_OBJ  := $(LUA_SRC:src/%.c=$(BUILD)/%.o) $(BUILD)/gen/lua_sources.o
 DEPS_PKGS = gcc make pkg-config luajit libluajit-5.1-dev libopenblas-dev lua-busted
+PUC_VERSIONS = 5.1 5.3 5.4
+PUC_PKGS = lua5.1 liblua5.1-0-dev lua5.3 liblua5.3-dev lua5.4 liblua5.4-dev
 
-.PHONY: all deps test check-asan bench demo install uninstall clean help
+.PHONY: all deps deps-puc install-pkgs test check-asan check-puc bench demo install uninstall clean help
 all: $(BUILD)/libnd.a $(BUILD)/libnd.so $(BUILD)/nd.so
 
 help:
-	@echo "make [all] | deps | test | check-asan | bench | demo | install | uninstall | clean"
+	@echo "make [all] | deps | test | check-asan | check-puc | bench | demo | install | uninstall | clean"
 
 $(BUILD)/%.o: src/%.c include/nd.h $(wildcard src/core/*.h src/lua/*.h)
 	@mkdir -p $(dir $@)
@@ -49,7 +51,11 @@ $(BUILD)/nd.so: $(CORE_OBJ) $(LUA_OBJ)
 	$(CC) -shared $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
 deps:
-	@missing=""; for p in $(DEPS_PKGS); do \
+	@$(MAKE) --no-print-directory install-pkgs PKGS="$(DEPS_PKGS)"
+deps-puc: deps
+	@$(MAKE) --no-print-directory install-pkgs PKGS="$(PUC_PKGS)"
+install-pkgs:
+	@missing=""; for p in $(PKGS); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	cmd="apt-get update && apt-get install -y --no-install-recommends$$missing"; \
@@ -68,6 +74,15 @@ check-asan: deps
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/spec/support/lsan.supp:print_suppressions=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ND_BUILD=build-asan bin/nd-busted
+
+# The suite under PUC Lua 5.1, 5.3 and 5.4 (specs of LuaJIT-only features
+# are skipped); one summary line per version.
+check-puc: deps-puc
+	@status=0; for v in $(PUC_VERSIONS); do \
+	  $(MAKE) --no-print-directory BUILD=build-lua$$v LUA_PC=lua$$v all >/dev/null || exit 1; \
+	  echo "== Lua $$v"; \
+	  ND_PUC=1 ND_BUILD=build-lua$$v bin/nd-busted --lua=lua$$v || status=1; \
+	done; exit $$status
 
 bench: deps all
 	@$(MAKE) --no-print-directory -C bench BUILD=$(CURDIR)/$(BUILD)

@@ -39,12 +39,16 @@ describe("the C API (tests/c_api_test.c)", function()
     assert.equals(0, rc, out)
   end)
 
+  -- The host links the Lua this suite runs under (the module was built
+  -- for it: make LUA_PC=...).
+  local LUA_PC = jit and "luajit" or ("lua" .. _VERSION:match("%d+%.%d+"))
+
   it("hosts Lua: luaopen_nd, nd_lua_push and nd_lua_check (tests/lua_host_test.c)", function()
     local host = os.tmpname()
     local rc, out = run(("cc -std=c11 -Wall -Wextra -Werror" .. SAN .. " -I%s/include "
-      .. "$(pkg-config --cflags luajit) %s/tests/lua_host_test.c %s/nd.so "
-      .. "$(pkg-config --libs luajit) -Wl,-rpath,%s -o %s"):format(
-      root, root, build, build, host))
+      .. "$(pkg-config --cflags %s) %s/tests/lua_host_test.c %s/nd.so "
+      .. "$(pkg-config --libs %s) -Wl,-rpath,%s -o %s"):format(
+      root, LUA_PC, root, build, LUA_PC, build, host))
     assert.equals(0, rc, out)
     rc, out = run(host)
     os.remove(host)

@@ -143,11 +143,12 @@ describe("arange", function()
   end)
 
   it("is exact beyond 2^53 in int64", function()
+    if not jit then return pending("LuaJIT's boxed int64_t") end
     local a = nd.arange(2 ^ 53, 2 ^ 53 + 4)
     assert.equals(4, a:numel())
     assert.equals(2 ^ 53, a:get(1))
-    assert.equals(tostring(2LL ^ 53 + 1), tostring(a:get(2)))
-    assert.equals(tostring(2LL ^ 53 + 3), tostring(a:get(4)))
+    assert.equals(tostring(LL(2) ^ 53 + 1), tostring(a:get(2)))
+    assert.equals(tostring(LL(2) ^ 53 + 3), tostring(a:get(4)))
   end)
 
   it("refuses a zero step, infinities, non-numbers and too many elements", function()

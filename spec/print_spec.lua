@@ -47,8 +47,9 @@ describe("printing", function()
 
   it("prints bool and int64 beyond 2^53", function()
     assert.equals("[ true, false]\n[bool tensor of size {2}]", tostring(nd.tensor({ true, false })))
+    if not jit then return pending("LuaJIT's boxed int64_t") end
     local t = nd.zeros(2, "int64")
-    t:set(2, 2LL ^ 60 + 1)
+    t:set(2, LL(2) ^ 60 + 1)
     assert.equals("[                  0, 1152921504606846977]\n[int64 tensor of size {2}]",
       tostring(t))
   end)

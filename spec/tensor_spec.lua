@@ -5,6 +5,7 @@ local nd = require "nd"
 
 describe("the suite", function()
   it("runs under LuaJIT with the in-tree module", function()
+    if os.getenv("ND_PUC") then return pending("a PUC Lua run (make check-puc)") end
     assert.is_table(jit)
     assert.equals(6, nd.zeros(2, 3):numel())
   end)
@@ -124,7 +125,9 @@ describe("elements", function()
     assert.same({ false, true }, b:totable())
     local u = nd.zeros(1, "uint8")
     u:set(1, 300)
-    assert.equals(255, u:get(1)) -- saturates, as the conversion rules say
+    assert.equals(44, u:get(1)) -- an integer wraps into uint8 (300 - 256)
+    u:set(1, 300.5)
+    assert.equals(255, u:get(1)) -- a fraction saturates, as floats do
   end)
 
   it("item and get on 0-d tensors", function()
@@ -219,19 +222,20 @@ describe("int64 elements", function()
   end)
 
   it("come back exact beyond 2^53 (boxed int64_t under LuaJIT)", function()
+    if not jit then return pending("LuaJIT's boxed int64_t") end
     local t = nd.zeros(3, "int64")
-    local big = 2LL ^ 53 + 1
+    local big = LL(2) ^ 53 + 1
     t:set(1, big)
-    t[2] = -(2LL ^ 62) - 7
-    t:set(3, 2LL ^ 62)
+    t[2] = -(LL(2) ^ 62) - 7
+    t:set(3, LL(2) ^ 62)
     if jit then
       assert.equals("cdata", type(t:get(1)))
       assert.equals(big, t:get(1))
       assert.equals(big, t[1])
-      assert.equals(-(2LL ^ 62) - 7, t:get(2))
-      assert.equals(2LL ^ 62, t:totable()[3])
+      assert.equals(-(LL(2) ^ 62) - 7, t:get(2))
+      assert.equals(LL(2) ^ 62, t:totable()[3])
       assert.equals(big, t:narrow(1, 1, 1):item())
-      assert.equals(-(2LL ^ 62) - 7, t:view(3, 1):get(2, 1))
+      assert.equals(-(LL(2) ^ 62) - 7, t:view(3, 1):get(2, 1))
       local m = nd.zeros(2, 2, "int64")
       m:set(-1, -1, big)
       assert.equals(big, m:totable()[2][2])

@@ -230,20 +230,30 @@ void ndL_push_elem(lua_State *L, const nd_tensor *t, const int64_t *idx) {
     lua_pushnumber(L, v);
 }
 
+int ndL_integral(lua_State *L, int idx, int64_t *v) {
+#if LUA_VERSION_NUM >= 503
+  if (lua_isinteger(L, idx)) {
+    *v = (int64_t)lua_tointeger(L, idx);
+    return 1;
+  }
+#endif
+  double d = lua_tonumber(L, idx);
+  if (d != floor(d) || !(d >= -0x1p63 && d < 0x1p63)) return 0;
+  *v = (int64_t)d;
+  return 1;
+}
+
 void ndL_set_elem(lua_State *L, int vidx, const nd_tensor *t,
                   const int64_t *idx, const char *fn) {
   nd_err e = ndL_err();
   nd_status st;
+  int64_t i;
   int ty = lua_type(L, vidx);
   if (ty == LUA_TBOOLEAN) {
     st = nd_set_i64(&e, t, idx, lua_toboolean(L, vidx));
   } else if (ty == LUA_TNUMBER) {
-#if LUA_VERSION_NUM >= 503
-    if (lua_isinteger(L, vidx))
-      st = nd_set_i64(&e, t, idx, (int64_t)lua_tointeger(L, vidx));
-    else
-#endif
-      st = nd_set(&e, t, idx, lua_tonumber(L, vidx));
+    st = ndL_integral(L, vidx, &i) ? nd_set_i64(&e, t, idx, i)
+                                   : nd_set(&e, t, idx, lua_tonumber(L, vidx));
   } else {
     return (void)ndL_error(L, "%s: value must be a number or boolean, got %s",
                             fn, luaL_typename(L, vidx));

@@ -84,6 +84,12 @@ static inline void ndL_pushint(lua_State *L, int64_t v) {
 #endif
 }
 
+/* Is the number at idx integral (a 5.3+ integer, or a double with no
+ * fraction within int64)? Then *v holds it. Integral values are written as
+ * integers (wrapping into narrower integer dtypes, like every integer
+ * conversion), whatever Lua's number representation. */
+int ndL_integral(lua_State *L, int idx, int64_t *v);
+
 /* Push one element (number, boolean, or int64 as the Lua can hold it). */
 void ndL_push_elem(lua_State *L, const nd_tensor *t, const int64_t *idx);
 /* Write a Lua number or boolean into one element. */

@@ -158,11 +158,9 @@ static int l_fill_(lua_State *L) {
   if (lua_type(L, 2) == LUA_TBOOLEAN) {
     st = nd_fill_i64(&e, t, lua_toboolean(L, 2));
   } else if (lua_type(L, 2) == LUA_TNUMBER) {
-    double v = lua_tonumber(L, 2);
-#if LUA_VERSION_NUM >= 503
-    if (lua_isinteger(L, 2)) st = nd_fill_i64(&e, t, lua_tointeger(L, 2)); else
-#endif
-    st = nd_fill(&e, t, v);
+    int64_t i;
+    st = ndL_integral(L, 2, &i) ? nd_fill_i64(&e, t, i)
+                                : nd_fill(&e, t, lua_tonumber(L, 2));
   } else {
     nd_tensor *v = ndL_test(L, 2);
     if (!v || v->ndim != 0)

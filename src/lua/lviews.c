@@ -326,16 +326,15 @@ static int l_newindex(lua_State *L) {
   }
   nd_tensor *v = ndL_test(L, 3);
   int ty = lua_type(L, 3);
+  int64_t i;
   nd_status st;
   if (nd_check_writable(&e, "newindex", r)) ndL_raise(L, &e);
   if (v)
     st = nd_copy(&e, r, v);
   else if (ty == LUA_TBOOLEAN)
     st = nd_fill_i64(&e, r, lua_toboolean(L, 3));
-#if LUA_VERSION_NUM >= 503
-  else if (lua_isinteger(L, 3))
-    st = nd_fill_i64(&e, r, (int64_t)lua_tointeger(L, 3));
-#endif
+  else if (ty == LUA_TNUMBER && ndL_integral(L, 3, &i))
+    st = nd_fill_i64(&e, r, i);
   else if (ty == LUA_TNUMBER)
     st = nd_fill(&e, r, lua_tonumber(L, 3));
   else
