@@ -4,36 +4,10 @@
 -- generated with torch 1.13 / numpy 1.24 (negative steps) and pasted.
 local nd = require "nd"
 
-local a = nd.arange(24):reshape(2, 3, 4)
-local b = nd.arange(24):reshape(1, 2, 3, 4)
-local m = nd.arange(12):reshape(3, 4)
-local v = nd.arange(7)
-local s = nd.tensor(5)
-local e = nd.zeros(0, 3, "int64")
-local c = nd.arange(3):reshape(3, 1)
-local bases = { a = a, b = b, m = m, v = v, s = s, e = e, c = c }
-
-local function plain(t)
-  local r = {}
-  for i = 1, #t do r[i] = t[i] end
-  return r
-end
-local function values(t)
-  if t:dim() == 0 then return t:item() end
-  return t:totable()
-end
--- Checks one oracle case: sizes, strides, offset, values, storage sharing.
-local function check_case(c, bases)
-  local name, f, size, stride, offset, vals, base = c[1], c[2], c[3], c[4], c[5], c[6], c[7]
-  local t = f()
-  assert.same(size, plain(t:size()), name .. ": size")
-  if stride then assert.same(stride, plain(t:stride()), name .. ": stride") end
-  if offset then assert.equals(offset, t:storage_offset(), name .. ": offset") end
-  assert.same(vals, values(t), name .. ": values")
-  for k, b in pairs(bases) do
-    assert.equals(k == base, nd.same_storage(t, b), name .. ": shares storage with " .. k)
-  end
-end
+-- The bases every oracle case views (spec/support/helper.lua).
+local bases = view_bases()
+local a, b, m, v, s, e, c = bases.a, bases.b, bases.m, bases.v, bases.s, bases.e, bases.c
+local check_case = check_view_case
 
 -- { name, view, size, stride, offset, values, base whose storage it shares }
 local cases = {

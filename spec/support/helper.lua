@@ -33,6 +33,40 @@ function assert_close(expected, got, tol)
   cmp(expected, got, "value")
 end
 
+-- Fresh tensors that the view oracle cases (views_spec, indexing_spec)
+-- view, made as in PyTorch: torch.arange(24).reshape(2,3,4) and so on.
+function view_bases()
+  return {
+    a = nd.arange(24):reshape(2, 3, 4), b = nd.arange(24):reshape(1, 2, 3, 4),
+    m = nd.arange(12):reshape(3, 4), v = nd.arange(7), s = nd.tensor(5),
+    e = nd.zeros(0, 3, "int64"), c = nd.arange(3):reshape(3, 1),
+  }
+end
+
+-- A size/stride table as a plain list (without its printing metatable).
+function plain(t)
+  local r = {}
+  for i = 1, #t do r[i] = t[i] end
+  return r
+end
+
+-- One oracle case { name, view fn, size, stride, offset, values, base }:
+-- sizes, strides, offset (nil: free, as for empty results), values, and
+-- which of the bases it shares storage with.
+local luassert = require "luassert"
+function check_view_case(c, bases)
+  local assert = luassert
+  local name, f, size, stride, offset, vals, base = c[1], c[2], c[3], c[4], c[5], c[6], c[7]
+  local t = f()
+  assert.same(size, plain(t:size()), name .. ": size")
+  if stride then assert.same(stride, plain(t:stride()), name .. ": stride") end
+  if offset then assert.equals(offset, t:storage_offset(), name .. ": offset") end
+  assert.same(vals, t:dim() == 0 and t:item() or t:totable(), name .. ": values")
+  for k, b in pairs(bases) do
+    assert.equals(k == base, nd.same_storage(t, b), name .. ": shares storage with " .. k)
+  end
+end
+
 -- LL(2) ^ 60 is LuaJIT's 2LL ^ 60 without the literal, so spec files still
 -- parse under PUC Lua (where tests that need it are skipped).
 if jit then
