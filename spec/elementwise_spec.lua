@@ -267,6 +267,12 @@ describe("type promotion", function()
     assert.same({ 4, 4, 3, 3 }, (a + 3):totable())
     assert_error_matches(function() return a - b end, "sub", "bool")
     assert_error_matches(function() return -a end, "neg", "bool")
+    -- as torch.sub: a bool on either side is refused, not just on both
+    assert_error_matches(function() return nd.ones(4) - a end, "sub", "bool")
+    assert_error_matches(function() return a - nd.ones(4, "int32") end, "sub", "bool")
+    assert_error_matches(function() return nd.ones(4, "uint8") - true end, "sub", "bool")
+    assert_error_matches(function() return 3 - a end, "sub", "bool")
+    assert_error_matches(function() nd.ones(4):sub_(a) end, "sub", "bool")
   end)
 end)
 

@@ -72,10 +72,12 @@ int nd_result_type(nd_err *e, int op, int n, const nd_operand *ops) {
     return nd_fail(e, ND_EINVAL, "%s: expected at least one tensor operand",
                    nd_op_name(op)), -1;
   switch (op) {
-  case ND_SUB:
-    if (c == ND_BOOL)
-      return nd_fail(e, ND_EINVAL, "sub: subtraction of bool tensors is not "
-                     "supported (use ne, the logical xor)"), -1;
+  case ND_SUB: /* PyTorch refuses a bool on either side, not just both */
+    for (int k = 0; k < n; k++)
+      if ((ops[k].t ? ops[k].t->dtype : ops[k].dtype) == ND_BOOL)
+        return nd_fail(e, ND_EINVAL, "sub: subtraction with a bool operand "
+                       "is not supported (use ne for a logical xor, or "
+                       "convert the bool first)"), -1;
     return c;
   case ND_NEG:
     if (c == ND_BOOL)
