@@ -30,8 +30,26 @@ return function(ext)
   if not lib and pcall(function() return ffi.C.nd_data end) then lib = ffi.C end
   if not lib then return end
   local tensor_ptr = ffi.typeof("nd_tensor *")
+  local function header(t) return ffi.cast(tensor_ptr, t) end
   ext.ffi = ffi
   ext.lib = lib
-  ext.header = function(t) return ffi.cast(tensor_ptr, t) end
+  ext.header = header
   ext.err = ffi.new("nd_err", { 0, 1 }) -- a reusable error slot, base 1
+
+  -- t:cdata(): a typed pointer to the first element (index it from 0 with
+  -- the strides). It does not keep t alive: hold on to t while using it.
+  local elem_ptr = { -- in nd.h's ND_DTYPES order
+    [0] = ffi.typeof("float *"), ffi.typeof("double *"), ffi.typeof("int32_t *"),
+    ffi.typeof("int64_t *"), ffi.typeof("uint8_t *"), ffi.typeof("bool *"),
+  }
+  local mt, cast, getmetatable = ext.metatable, ffi.cast, getmetatable
+  local function cdata(t)
+    if getmetatable(t) ~= mt then
+      error("cdata: argument 1 must be a tensor, got " .. type(t), 2)
+    end
+    local h = header(t)
+    return cast(elem_ptr[h.dtype], lib.nd_data(h))
+  end
+  ext.nd.cdata = cdata
+  ext.methods.cdata = cdata
 end

@@ -251,3 +251,24 @@ describe("int64 elements", function()
     assert.is_nil(err:find("elements.lua", 1, true))
   end)
 end)
+
+describe("t:cdata()", function()
+  it("is a typed pointer to the first element under LuaJIT", function()
+    if not jit then return pending("LuaJIT's FFI") end
+    local ffi = require "ffi"
+    local t = nd.arange(6, "float32"):reshape(2, 3)
+    local v = t:narrow(2, 2, 2) -- first element is t[1][2]
+    local p = v:cdata()
+    assert.is_true(ffi.istype("float *", p))
+    assert.equals(1, p[0])
+    assert.equals(t:get(2, 3), p[v:stride(1) + v:stride(2)])
+    p[0] = 42 -- writes go to the shared storage
+    assert.equals(42, t:get(1, 2))
+    assert.equals(v:data_ptr(), tonumber(ffi.cast("intptr_t", p)))
+    for dt, ct in pairs({ float64 = "double *", int32 = "int32_t *", int64 = "int64_t *",
+                          uint8 = "uint8_t *", bool = "bool *" }) do
+      assert.is_true(ffi.istype(ct, nd.zeros(1, dt):cdata()), dt)
+    end
+    assert_error_matches(function() nd.cdata("x") end, "cdata", "tensor")
+  end)
+end)
