@@ -28,7 +28,7 @@ return function(ext)
           and ho.storage ~= nil then -- dtypes 0, 1: float32, float64
         local status = lib.nd_matmul(err, ho, ha, hb)
         if status == 0 then return out end
-        if status ~= ENOMEM then error(ffi_string(err.msg), 0) end
+        if status ~= ENOMEM then error(ffi_string(err.msg), 2) end
       end
     end
     return binding(a, b, out)

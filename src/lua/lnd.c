@@ -45,10 +45,33 @@ nd_tensor *ndL_check(lua_State *L, int idx, const char *fn) {
   return t;
 }
 
-int ndL_raise(lua_State *L, const nd_err *e) {
-  lua_pushstring(L, e->msg);
+/* Pushes "file:line: " of the user's code that called into nd: the first
+ * Lua frame outside nd's own Lua layer (chunks "@nd/..."), as luaL_where
+ * would for a direct call; "" when there is none (a tail call, C). */
+static void where(lua_State *L) {
+  lua_Debug ar;
+  for (int level = 1; lua_getstack(L, level, &ar); level++) {
+    lua_getinfo(L, "Sl", &ar);
+    if (strncmp(ar.source, "@nd/", 4) == 0) continue;
+    if (ar.currentline > 0) {
+      lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+      return;
+    }
+    break;
+  }
+  lua_pushliteral(L, "");
+}
+
+/* Every error leaves through here: position, then the message. */
+static int raise(lua_State *L, const char *prefix, const char *msg) {
+  where(L);
+  lua_pushstring(L, prefix);
+  lua_pushstring(L, msg);
+  lua_concat(L, 3);
   return lua_error(L);
 }
+
+int ndL_raise(lua_State *L, const nd_err *e) { return raise(L, "", e->msg); }
 
 int ndL_error(lua_State *L, const char *fmt, ...) {
   char msg[1024];
@@ -56,17 +79,13 @@ int ndL_error(lua_State *L, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  luaL_where(L, 1);
-  lua_pushstring(L, msg);
-  lua_concat(L, 2);
-  return lua_error(L);
+  return raise(L, "", msg);
 }
 
 int ndL_raise_as(lua_State *L, const char *fn, const nd_err *e) {
   const char *colon = fn ? strchr(e->msg, ':') : NULL;
   if (!colon || colon - e->msg > 24) return ndL_raise(L, e);
-  lua_pushfstring(L, "%s%s", fn, colon);
-  return lua_error(L);
+  return raise(L, fn, colon);
 }
 
 /* The collector paces itself by the Lua heap, which holds only tensor
