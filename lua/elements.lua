@@ -1,118 +1,152 @@
--- int64 elements beyond 2^53 under LuaJIT. A Lua number (a double) holds
--- every integer up to 2^53 exactly, so the C functions' numbers stay the
--- answer there; a larger int64 element is read again through the FFI and
--- comes back as a boxed int64_t (1LL << 60), as the contract says. Values
--- written may be int64_t/uint64_t cdata too (t:set(i, t:get(i)) round-trips).
--- On PUC Lua 5.3+ the C side pushes integers and this file does nothing.
+-- One element at a time under LuaJIT: t:get, t:set, t:item, t[i] and
+-- M[{i, j}] read and write through the FFI (a few ns instead of a classic
+-- C API call), and int64 elements come back exact: a number up to 2^53, a
+-- boxed int64_t beyond (1LL << 60), as the contract says. Values written
+-- may be int64_t/uint64_t cdata too. Whenever a position is out of range,
+-- not an integer, or a value needs a conversion rule (a fraction into an
+-- integer dtype, an integer beyond the dtype), the C function is called
+-- instead: it raises the error or applies the rule, so both paths agree.
+-- Outside LuaJIT this file does nothing (PUC 5.3+ pushes integers).
 return function(ext)
   local ffi = ext.ffi
   if not ffi then return end
-  local nd, methods, C = ext.nd, ext.methods, ext.C
+  local nd, methods, C, mt, lib = ext.nd, ext.methods, ext.C, ext.metatable, ext.lib
   local header = ext.header
-  local INT64 = 3 -- ND_INT64 in nd.h's ND_DTYPES order
-  local EXACT = 2 ^ 53
-  local int64_t, i64ptr = ffi.typeof("int64_t"), ffi.typeof("int64_t *")
+  ffi.cdef [[ int nd_has_internal_overlap(const nd_tensor *t); ]]
   local c_get, c_set, c_item, c_totable = C.get, C.set, C.item, C.totable
-  local c_index, c_newindex = C.index, C.newindex
-  local select, type, tonumber = select, type, tonumber
+  local select, type, tonumber, getmetatable = select, type, tonumber, getmetatable
+  local floor, cast, istype = math.floor, ffi.cast, ffi.istype
 
-  -- The element at 1-based (or negative) positions; the C call before has
-  -- checked them, so only the arithmetic is left.
-  local function at(h, ...)
+  -- In nd.h's ND_DTYPES order; bool is read as its byte.
+  local FLOAT64, INT64, BOOL = 1, 3, 5
+  local ptr = {
+    [0] = ffi.typeof("float *"), ffi.typeof("double *"), ffi.typeof("int32_t *"),
+    ffi.typeof("int64_t *"), ffi.typeof("uint8_t *"), ffi.typeof("uint8_t *"),
+  }
+  local lo = { [2] = -2 ^ 31, [3] = -2 ^ 53, [4] = 0 } -- exact integral writes
+  local hi = { [2] = 2 ^ 31 - 1, [3] = 2 ^ 53, [4] = 255 }
+  local EXACT = 2 ^ 53
+  local int64_t, uint64_t = ffi.typeof("int64_t"), ffi.typeof("uint64_t")
+
+  -- The element offset of positions i1..in (or of the table k's entries),
+  -- or nil when they are not n in-range integers (then C explains).
+  local function step(h, d, i)
+    if type(i) ~= "number" or i ~= floor(i) then return nil end
+    local size = tonumber(h.size[d])
+    if i < 0 then i = i + size + 1 end
+    if i < 1 or i > size then return nil end
+    return (i - 1) * h.stride[d]
+  end
+  local function offset(h, n, ...)
+    if n ~= h.ndim then return nil end
     local off = h.offset
-    for d = 0, h.ndim - 1 do
-      local i = select(d + 1, ...)
-      local n = h.size[d]
-      i = i < 0 and n + i or i - 1
-      off = off + i * h.stride[d]
+    for d = 0, n - 1 do
+      local s = step(h, d, (select(d + 1, ...)))
+      if not s then return nil end
+      off = off + s
     end
-    return ffi.cast(i64ptr, h.storage.data)[off]
+    return off
+  end
+  local function offset_of(h, k, n)
+    local off = h.offset
+    for d = 0, n - 1 do
+      local s = step(h, d, k[d + 1])
+      if not s then return nil end
+      off = off + s
+    end
+    return off
   end
 
-  local function exact(v) -- an int64_t cdata as a number when exact
-    if v >= -EXACT and v <= EXACT then return tonumber(v) end
-    return v
-  end
-
-  local function big(v)
-    return type(v) == "number" and (v >= EXACT or v <= -EXACT)
-  end
-
-  local mt = ext.metatable
-  local function int64(t)
-    return getmetatable(t) == mt and header(t).dtype == INT64
-  end
-
-  -- Calls a C function; its error is raised again at the caller's caller,
-  -- so messages point at the user's line, not this file.
-  local function call(f, ...)
-    local ok, v = pcall(f, ...)
-    if not ok then error(v, 3) end
-    return v
-  end
-
-  local function get(t, ...)
-    if not int64(t) then return c_get(t, ...) end
-    local v = call(c_get, t, ...)
-    if big(v) then return exact(at(header(t), ...)) end
-    return v
-  end
-
-  local function item(t)
-    if not int64(t) then return c_item(t) end
-    local v = call(c_item, t)
-    if big(v) then
-      local h = header(t)
-      return exact(ffi.cast(i64ptr, h.storage.data)[h.offset])
+  local function read(h, off)
+    local dt = h.dtype
+    local v = cast(ptr[dt], h.storage.data)[off]
+    if dt == BOOL then return v ~= 0 end
+    if dt == INT64 then
+      if v >= -EXACT and v <= EXACT then return tonumber(v) end
+      return v
     end
     return v
   end
 
   local function is_int(v)
-    return type(v) == "cdata" and (ffi.istype(int64_t, v) or
-                                   ffi.istype("uint64_t", v))
+    return type(v) == "cdata" and (istype(int64_t, v) or istype(uint64_t, v))
   end
 
-  -- set(t, i1, ..., in, value): the C call checks positions and
-  -- writability (with the value as a double); an int64 tensor then gets
-  -- the exact integer.
+  -- Writes v at off when no conversion rule is involved; false otherwise.
+  local function write(h, off, v)
+    local dt, tv = h.dtype, type(v)
+    local p = cast(ptr[dt], h.storage.data)
+    if dt == BOOL then
+      if tv ~= "boolean" then return false end
+      p[off] = v and 1 or 0
+    elseif dt <= FLOAT64 then
+      if tv ~= "number" then return false end
+      p[off] = v
+    elseif tv == "number" then
+      if v ~= floor(v) or v < lo[dt] or v > hi[dt] then return false end
+      p[off] = v
+    elseif dt == INT64 and is_int(v) then
+      p[off] = cast(int64_t, v) -- wraps a uint64_t, as integer casts do
+    else
+      return false
+    end
+    return true
+  end
+
+  local function get(t, ...)
+    if getmetatable(t) == mt then
+      local h = header(t)
+      local off = offset(h, select("#", ...), ...)
+      if off then return read(h, off) end
+    end
+    return c_get(t, ...)
+  end
+
+  -- set(t, i1, ..., in, value)
   local function set(t, ...)
     local n = select("#", ...)
-    local v = select(n, ...)
-    if not is_int(v) then return c_set(t, ...) end
-    local args = { ... }
-    args[n] = tonumber(v)
-    call(c_set, t, unpack(args, 1, n))
-    if int64(t) then
+    if getmetatable(t) == mt and n >= 1 then
       local h = header(t)
-      local off = h.offset
-      for d = 0, h.ndim - 1 do
-        local i = args[d + 1]
-        off = off + (i < 0 and h.size[d] + i or i - 1) * h.stride[d]
+      local off = offset(h, n - 1, ...)
+      if off and lib.nd_has_internal_overlap(h) == 0 and write(h, off, (select(n, ...))) then
+        return t
       end
-      ffi.cast(i64ptr, h.storage.data)[off] = ffi.cast(int64_t, v)
+      local v = select(n, ...)
+      if is_int(v) then -- the C function takes numbers: let it check, then write exactly
+        local args = { ... }
+        args[n] = tonumber(v)
+        c_set(t, unpack(args, 1, n))
+        if h.dtype == INT64 then cast(ptr[INT64], h.storage.data)[off] = cast(int64_t, v) end
+        return t
+      end
     end
-    return t
+    return c_set(t, ...)
   end
 
-  -- totable keeps int64 exact: the C table, then big entries fixed up.
-  local function totable(t)
-    if not int64(t) then return c_totable(t) end
-    local r = call(c_totable, t)
-    local h = header(t)
-    if type(r) ~= "table" then
-      return big(r) and item(t) or r
+  local function item(t)
+    if getmetatable(t) == mt then
+      local h = header(t)
+      local one = true
+      for d = 0, h.ndim - 1 do one = one and h.size[d] == 1 end
+      if one then return read(h, h.offset) end
     end
-    local nd_ = h.ndim
-    local idx = {}
+    return c_item(t)
+  end
+
+  -- totable keeps int64 exact: the C table, then big entries read again.
+  local function totable(t)
+    local r = c_totable(t)
+    local h = header(t)
+    if h.dtype ~= INT64 or type(r) ~= "table" then return r end
+    local idx, nd_ = {}, h.ndim
     local function fix(tab, d)
       for i = 1, #tab do
         idx[d] = i
         local v = tab[i]
         if d < nd_ then
           fix(v, d + 1)
-        elseif big(v) then
-          tab[i] = exact(at(h, unpack(idx, 1, nd_)))
+        elseif v >= EXACT or v <= -EXACT then
+          tab[i] = read(h, offset_of(h, idx, nd_))
         end
       end
     end
@@ -120,34 +154,47 @@ return function(ext)
     return r
   end
 
-  -- t[i] on a 1-D int64 tensor reads one element (the C index has
-  -- checked the position).
-  local index = mt.__index
-  -- So does M[{i, j}] selecting every dim with numbers.
+  -- t[i] on a 1-D tensor and M[{i, j}] selecting every dim read one
+  -- element; everything else (views, errors) goes to the C index. Method
+  -- names are looked up first, as in nd.lua's __index, which this replaces.
+  local c_index = C.index
   mt.__index = function(t, k)
-    local v = index(t, k)
-    if big(v) then
+    local m = methods[k]
+    if m ~= nil then return m end
+    local tk = type(k)
+    if tk == "string" then return nil end
+    if tk == "number" then
       local h = header(t)
-      if h.dtype ~= INT64 then return v end
-      if type(k) == "number" and h.ndim == 1 then return exact(at(h, k)) end
-      if type(k) == "table" and #k == h.ndim then
-        for i = 1, #k do if type(k[i]) ~= "number" then return v end end
-        return exact(at(h, unpack(k, 1, #k)))
+      if h.ndim == 1 then
+        local off = offset(h, 1, k)
+        if off then return read(h, off) end
+      end
+    elseif tk == "table" then
+      local h = header(t)
+      local n = #k
+      if n == h.ndim and n > 0 then
+        local off = offset_of(h, k, n)
+        if off then return read(h, off) end
       end
     end
-    return v
+    return c_index(t, k)
   end
-  -- t[i] = 1LL << 60 on a 1-D int64 tensor.
+
+  -- t[i] = v on a 1-D tensor writes one element the same way.
   local newindex = mt.__newindex
   mt.__newindex = function(t, k, v)
-    if is_int(v) and type(k) == "number" and header(t).ndim == 1 then
-      return set(t, k, v)
+    if type(k) == "number" then
+      local h = header(t)
+      if h.ndim == 1 then
+        local off = offset(h, 1, k)
+        if off and lib.nd_has_internal_overlap(h) == 0 and write(h, off, v) then return end
+        if off and is_int(v) then return set(t, k, v) end
+      end
     end
     return newindex(t, k, v)
   end
 
-  for name, f in pairs({ get = get, set = set, item = item,
-                         totable = totable }) do
+  for name, f in pairs({ get = get, set = set, item = item, totable = totable }) do
     nd[name] = f
     methods[name] = f
   end

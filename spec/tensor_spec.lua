@@ -272,3 +272,52 @@ describe("t:cdata()", function()
     assert_error_matches(function() nd.cdata("x") end, "cdata", "tensor")
   end)
 end)
+
+describe("one element at a time", function()
+  -- Under LuaJIT these go through the FFI (lua/elements.lua) and fall back
+  -- to C for errors and conversion rules; the results must not depend on
+  -- which path ran.
+  it("reads every dtype through views, 1-based and negative", function()
+    local m = nd.arange(12):reshape(3, 4)
+    for _, dt in ipairs({ "float32", "float64", "int32", "int64", "uint8" }) do
+      local v = m:to(dt):t()[{ { 2, 4 }, {} }] -- {3, 3} view, columns 2..4 of m
+      assert.equals(11, v:get(3, 3), dt) -- m[3][4]
+      assert.equals(11, v:get(-1, -1), dt)
+      assert.equals(5, v[{ 1, 2 }], dt)
+      assert.equals(2, v:select(1, 2)[1], dt)
+      assert.equals("number", type(v:get(1, 1)), dt)
+    end
+    local b = nd.tensor({ { true, false } })
+    assert.equals(false, b:get(1, 2))
+    assert.equals(true, b[{ 1, 1 }])
+    assert.equals(true, b:t()[1]:item())
+  end)
+
+  it("writes with the conversion rules, whatever the path", function()
+    local i = nd.zeros(3, "int32")
+    i:set(1, 2.9); i[2] = -2.9; i:set(3, 2 ^ 40 + 0.5)
+    assert.same({ 2, -2, 2147483647 }, i:totable()) -- fractions truncate, saturate
+    i:set(1, 2 ^ 32 + 5)
+    assert.equals(5, i:get(1)) -- an integral number wraps, as integers do
+    local u = nd.zeros(2, "uint8")
+    u[1] = 300; u:set(2, -1)
+    assert.same({ 44, 255 }, u:totable()) -- integers wrap
+    local f = nd.zeros(2, "float32")
+    f[1] = true; f:set(2, 0.1)
+    assert.equals(1, f[1])
+    assert.is_true(f[2] ~= 0.1 and math.abs(f[2] - 0.1) < 1e-8) -- rounded to float32
+    local b = nd.zeros(2, "bool")
+    b[1] = 5; b:set(2, true)
+    assert.same({ true, true }, b:totable())
+  end)
+
+  it("refuses what the C functions refuse, with their messages", function()
+    local t = nd.zeros(2, 3)
+    assert_error_matches(function() t:get(3, 1) end, "get:", "index 3", "dim 1 of size 2")
+    assert_error_matches(function() t:get(1, 1.5) end, "get:", "integer")
+    assert_error_matches(function() t:set(1, 0, 1) end, "set:", "0")
+    assert_error_matches(function() t:set(1, 1, "x") end, "set:", "number or boolean")
+    assert_error_matches(function() nd.zeros(1):expand(3):set(2, 1) end, "set:", "memory location")
+    assert_error_matches(function() return nd.zeros(3)[4] end, "index", "4")
+  end)
+end)
