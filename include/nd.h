@@ -289,6 +289,12 @@ nd_status nd_matmul_plan(nd_err *e, nd_blas_plan *plan, const nd_tensor *a,
                          const nd_tensor *b, const nd_tensor *out);
 nd_status nd_matmul(nd_err *e, nd_tensor *out, const nd_tensor *a,
                     const nd_tensor *b);
+/* out = a @ b following a plan that nd_matmul_plan made for these very
+ * headers (a, b, out unchanged since): nothing is checked again, which is
+ * the point -- a host calling tiny products in a loop plans once. */
+nd_status nd_matmul_run(nd_err *e, const nd_blas_plan *plan,
+                        const nd_tensor *a, const nd_tensor *b,
+                        const nd_tensor *out);
 /* The restricted forms (PyTorch's): mm 2-D x 2-D, mv 2-D x 1-D, dot
  * 1-D x 1-D (a 0-d out), bmm 3-D x 3-D with equal batch, outer 1-D x 1-D. */
 nd_status nd_mm(nd_err *e, nd_tensor *out, const nd_tensor *a,

@@ -20,7 +20,17 @@ return function(ext)
       int64_t size[16]; int64_t stride[16];
     } nd_tensor;
     void *nd_data(const nd_tensor *t);
+    typedef struct nd_blas_plan {
+      int routine, dtype, col_major; char transa, transb;
+      int64_t m, n, k, lda, ldb, ldc, incx, incy, batch;
+      int copies, ndim; int64_t size[16];
+      int64_t M, N, K; int nbd; int64_t bsize[16], bstride[3][16];
+      int64_t mstride[3][2], origin[3];
+    } nd_blas_plan;
   ]]
+  for name, size in pairs(C.struct_sizes()) do
+    if ffi.sizeof(name) ~= size then return end -- nd.h changed: no FFI paths
+  end
   local path = C.library_path()
   local lib
   if path then

@@ -19,6 +19,7 @@ local module_only = {
 local internal = {
   metatable = true, size_metatable = true, index = true, newindex = true,
   header = true, __len = true, modules = true, library_path = true,
+  struct_sizes = true,
 }
 
 for name, f in pairs(C) do

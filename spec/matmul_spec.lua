@@ -597,3 +597,57 @@ describe("addmm", function()
       "addmm: out has shape {3,3}")
   end)
 end)
+
+describe("matmul(a, b, out) called again and again", function()
+  -- Under LuaJIT the plan for one (a, b, out) is kept and re-used; these
+  -- check that nothing stale is ever re-used.
+  local function ref(a, b)
+    local m, k, n = a:size(1), a:size(2), b:size(2)
+    local r = {}
+    for i = 1, m do
+      r[i] = {}
+      for j = 1, n do
+        local s = 0
+        for q = 1, k do s = s + a:get(i, q) * b:get(q, j) end
+        r[i][j] = s
+      end
+    end
+    return r
+  end
+
+  it("sees new element values through the same tensors", function()
+    local a, b, out = nd.rand(3, 4), nd.rand(4, 2), nd.empty(3, 2)
+    for _ = 1, 3 do
+      nd.matmul(a, b, out)
+      assert_close(ref(a, b), out:totable(), 1e-12)
+      a:mul_(2)
+      b:add_(1)
+    end
+  end)
+
+  it("re-plans for other operands into the same out, and for new tensors", function()
+    local out = nd.empty(4, 4)
+    for i = 1, 40 do
+      -- a fresh a each time, alternating layouts; old ones get collected
+      local a = i % 2 == 0 and nd.rand(4, 3) or nd.rand(3, 4):t()
+      local b = i % 3 == 0 and nd.rand(3, 4) or nd.rand(4, 6):narrow(2, 2, 4):narrow(1, 1, 3)
+      nd.matmul(a, b, out)
+      assert_close(ref(a, b), out:totable(), 1e-12)
+      if i % 10 == 0 then collectgarbage() end
+    end
+  end)
+
+  it("stays correct when out is an operand, and raises matmul's errors", function()
+    local a = nd.rand(3, 3, "float32")
+    local b = nd.rand(3, 3, "float32")
+    for _ = 1, 2 do
+      local want = ref(a, b)
+      nd.matmul(a, b, a)
+      assert_close(want, a:totable(), 1e-5)
+    end
+    assert_error_matches(function() nd.matmul(a, b, nd.empty(2, 3, "float32")) end,
+      "matmul:", "out has shape {2,3}")
+    assert_error_matches(function() nd.matmul(a, nd.rand(4, 3, "float32"), nd.empty(3, 3, "float32")) end,
+      "matmul:", "cannot be multiplied")
+  end)
+end)

@@ -191,6 +191,12 @@ nd_status nd_matmul(nd_err *e, nd_tensor *out, const nd_tensor *a,
   return product(e, "matmul", out, a, b, 1, 0, -1);
 }
 
+nd_status nd_matmul_run(nd_err *e, const nd_blas_plan *plan,
+                        const nd_tensor *a, const nd_tensor *b,
+                        const nd_tensor *out) {
+  return run(e, plan, a, b, out, 1, 0);
+}
+
 /* ---- the restricted forms ---------------------------------------------- */
 static nd_status want_dims(nd_err *e, const char *fn, const nd_tensor *a,
                            int da, const nd_tensor *b, int db) {

@@ -323,6 +323,19 @@ static int l_library_path(lua_State *L) {
   return 1;
 }
 
+/* sizeof the structs lua/ffi.lua declares again for LuaJIT's FFI: a layout
+ * that drifted from nd.h turns the FFI paths off instead of corrupting. */
+static int l_struct_sizes(lua_State *L) {
+  lua_createtable(L, 0, 3);
+  lua_pushinteger(L, (lua_Integer)sizeof(nd_tensor));
+  lua_setfield(L, -2, "nd_tensor");
+  lua_pushinteger(L, (lua_Integer)sizeof(nd_err));
+  lua_setfield(L, -2, "nd_err");
+  lua_pushinteger(L, (lua_Integer)sizeof(nd_blas_plan));
+  lua_setfield(L, -2, "nd_blas_plan");
+  return 1;
+}
+
 int luaopen_nd(lua_State *L) {
   static const luaL_Reg mt[] = {{"__gc", l_gc}, {NULL, NULL}};
   luaL_newmetatable(L, NDL_TENSOR);
@@ -339,6 +352,8 @@ int luaopen_nd(lua_State *L) {
   lua_setfield(L, -2, "modules");
   lua_pushcfunction(L, l_library_path);
   lua_setfield(L, -2, "library_path");
+  lua_pushcfunction(L, l_struct_sizes);
+  lua_setfield(L, -2, "struct_sizes");
   lua_pushvalue(L, -2);
   lua_setfield(L, -2, "metatable");
   luaL_newmetatable(L, "nd.SizeTable"); /* size()/stride() tables */
