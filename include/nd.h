@@ -109,8 +109,10 @@ const char *nd_fmt_sizes(char *buf, size_t n, int ndim, const int64_t *v);
 /* ---- settings (the only global mutable state) --------------------------- */
 /* Allocator hook for host engines. alloc must return memory aligned to
  * `align` (a power of two) or NULL. Pass NULLs to restore the default
- * (posix_memalign, huge pages for large buffers). Set it before any tensor
- * exists. */
+ * (posix_memalign, huge pages for large buffers). Each storage remembers
+ * the free function it was allocated with, so the hook may change while
+ * tensors are alive; it is not synchronised, so change it while no other
+ * thread is creating tensors. */
 typedef void *(*nd_alloc_fn)(size_t nbytes, size_t align, void *ud);
 typedef void (*nd_free_fn)(void *p, size_t nbytes, void *ud);
 void nd_set_allocator(nd_alloc_fn alloc, nd_free_fn free, void *ud);
