@@ -18,22 +18,10 @@ local function value(dt, lo, hi)
   return math.floor(lo + (hi - lo + 1) * rnd())
 end
 
--- A 4x5 tensor of dtype dt in one of the layouts, filled by set().
-local LAYOUTS = { "contiguous", "transposed", "stepped", "flipped", "expanded" }
+-- A 4x5 tensor of dtype dt in one of the layouts (spec/support/helper.lua).
 local function make(layout, dt, lo, hi)
   if dt == "uint8" then lo = math.max(lo, 0) end
-  local t
-  if layout == "contiguous" then t = nd.empty(4, 5, dt)
-  elseif layout == "transposed" then t = nd.empty(5, 4, dt):t()
-  elseif layout == "stepped" then t = nd.zeros(8, 11, dt)[{ { 1, 8, 2 }, { 2, 11, 2 } }]
-  elseif layout == "flipped" then t = nd.empty(4, 5, dt):flip({ 1, 2 })
-  else
-    local row = nd.empty(5, dt)
-    for j = 1, 5 do row:set(j, value(dt, lo, hi)) end
-    return row:expand(4, 5)
-  end
-  for i = 1, 4 do for j = 1, 5 do t:set(i, j, value(dt, lo, hi)) end end
-  return t
+  return make_layout(layout, dt, function(d) return value(d, lo, hi) end)
 end
 
 local function num(v) if type(v) == "boolean" then return v and 1 or 0 end return v end

@@ -4,7 +4,6 @@ local nd = require "nd"
 
 local DTYPES = { "float32", "float64", "int32", "int64", "uint8", "bool" }
 local FLOAT = { float32 = true, float64 = true }
-local LAYOUTS = { "contiguous", "transposed", "stepped", "flipped", "expanded" }
 
 local seed = 777
 local function rnd()
@@ -17,20 +16,7 @@ local function value(dt)
   if dt == "uint8" then return math.floor(4 * rnd()) end
   return math.floor(-3 + 7 * rnd())
 end
-local function make(layout, dt)
-  local t
-  if layout == "contiguous" then t = nd.empty(4, 5, dt)
-  elseif layout == "transposed" then t = nd.empty(5, 4, dt):t()
-  elseif layout == "stepped" then t = nd.zeros(8, 11, dt)[{ { 1, 8, 2 }, { 2, 11, 2 } }]
-  elseif layout == "flipped" then t = nd.empty(4, 5, dt):flip({ 1, 2 })
-  else
-    local row = nd.empty(5, dt)
-    for j = 1, 5 do row:set(j, value(dt)) end
-    return row:expand(4, 5)
-  end
-  for i = 1, 4 do for j = 1, 5 do t:set(i, j, value(dt)) end end
-  return t
-end
+local function make(layout, dt) return make_layout(layout, dt, value) end
 local function num(v) if type(v) == "boolean" then return v and 1 or 0 end return v end
 
 -- Reference reductions over a list of numbers.

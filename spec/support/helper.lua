@@ -67,6 +67,24 @@ function check_view_case(c, bases)
   end
 end
 
+-- The five layouts elementwise and reduction specs walk, and a maker of a
+-- 4x5 tensor of dtype dt in one of them, filled by set() with fill(dt).
+LAYOUTS = { "contiguous", "transposed", "stepped", "flipped", "expanded" }
+function make_layout(layout, dt, fill)
+  local t
+  if layout == "contiguous" then t = nd.empty(4, 5, dt)
+  elseif layout == "transposed" then t = nd.empty(5, 4, dt):t()
+  elseif layout == "stepped" then t = nd.zeros(8, 11, dt)[{ { 1, 8, 2 }, { 2, 11, 2 } }]
+  elseif layout == "flipped" then t = nd.empty(4, 5, dt):flip({ 1, 2 })
+  else
+    local row = nd.empty(5, dt)
+    for j = 1, 5 do row:set(j, fill(dt)) end
+    return row:expand(4, 5)
+  end
+  for i = 1, 4 do for j = 1, 5 do t:set(i, j, fill(dt)) end end
+  return t
+end
+
 -- LL(2) ^ 60 is LuaJIT's 2LL ^ 60 without the literal, so spec files still
 -- parse under PUC Lua (where tests that need it are skipped).
 if jit then
