@@ -367,7 +367,7 @@ nd_status nd_binary(nd_err *e, nd_tensor *out, int mode, int op,
   int ct = cmp ? nd_common_type(2, ops) : rdt;
   int kin[2] = {ct, ct};
   return run(e, fn, out, mode, 2, ops, rdt, kin, cmp ? ND_BOOL : ct,
-             nd_binary_kernels[op][ct], grain_of(op));
+             nd_binary_kernels[ct][op], grain_of(op));
 }
 
 nd_status nd_binary_tensors(nd_err *e, nd_tensor *out, int mode, int op,
@@ -395,7 +395,7 @@ nd_status nd_binary_tensors(nd_err *e, nd_tensor *out, int mode, int op,
                p[0] + n * eo <= p[k];
     if (n < grain_of(op) && clear) {
       int64_t st[3] = {eo, es, es};
-      nd_binary_kernels[op][dt](p, st, n, NULL);
+      nd_binary_kernels[dt][op](p, st, n, NULL);
       return ND_OK;
     }
   }
@@ -414,7 +414,7 @@ nd_status nd_unary(nd_err *e, nd_tensor *out, int mode, int op,
   if (rdt < 0) return e->code;
   int ct = op == ND_ISNAN || op == ND_ISFINITE ? a->dtype : rdt;
   return run(e, fn, out, mode, 1, &oa, rdt, &ct, rdt,
-             nd_unary_kernels[op - ND_NEG][ct], grain_of(op));
+             nd_unary_kernels[ct][op - ND_NEG], grain_of(op));
 }
 
 /* The widest bound of dtype dt, as a weak scalar (lo: lowest). */

@@ -6,10 +6,10 @@
 #define ND_ELEMENTWISE_H
 #include "core.h"
 
-/* Binary ops and comparisons: [op][compute dtype]; comparisons write bool. */
-extern const nd_loop_fn nd_binary_kernels[ND_GE + 1][ND_NDTYPES];
-/* Unary ops, indexed by op - ND_NEG; isnan/isfinite write bool. */
-extern const nd_loop_fn nd_unary_kernels[ND_ISFINITE - ND_NEG + 1][ND_NDTYPES];
+/* Binary ops and comparisons: [compute dtype][op]; comparisons write bool. */
+extern const nd_loop_fn nd_binary_kernels[ND_NDTYPES][ND_GE + 1];
+/* Unary ops: [dtype][op - ND_NEG]; isnan/isfinite write bool. */
+extern const nd_loop_fn nd_unary_kernels[ND_NDTYPES][ND_ISFINITE - ND_NEG + 1];
 /* out, x, lo, hi: min(max(x, lo), hi). */
 extern const nd_loop_fn nd_clamp_kernels[ND_NDTYPES];
 /* out, cond (bool), a, b. */

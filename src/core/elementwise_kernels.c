@@ -128,13 +128,13 @@ static inline float exp_f32(float x) {
   BINARY_LOOP(ge, E_GE, E, T, kind, uint8_t)
 ND_DTYPES(BINARY_ALL)
 
-#define ROW(OPN)                                                            \
-  {[ND_FLOAT32] = b_##OPN##_FLOAT32, [ND_FLOAT64] = b_##OPN##_FLOAT64,      \
-   [ND_INT32] = b_##OPN##_INT32, [ND_INT64] = b_##OPN##_INT64,              \
-   [ND_UINT8] = b_##OPN##_UINT8, [ND_BOOL] = b_##OPN##_BOOL}
-const nd_loop_fn nd_binary_kernels[ND_GE + 1][ND_NDTYPES] = {
-    ROW(add), ROW(sub), ROW(mul), ROW(div), ROW(pow), ROW(max), ROW(min),
-    ROW(eq), ROW(ne), ROW(lt), ROW(le), ROW(gt), ROW(ge)};
+/* Rows per dtype from the one dtype list; columns in nd_op order. */
+#define BROW(E, name, T, kind)                                              \
+  [ND_##E] = {b_add_##E, b_sub_##E, b_mul_##E, b_div_##E, b_pow_##E,        \
+              b_max_##E, b_min_##E, b_eq_##E,  b_ne_##E,  b_lt_##E,         \
+              b_le_##E,  b_gt_##E,  b_ge_##E},
+const nd_loop_fn nd_binary_kernels[ND_NDTYPES][ND_GE + 1] = {ND_DTYPES(BROW)};
+#undef BROW
 
 /* ---- unary expressions: (T, kind, a); float ones only run on floats ---- */
 #define U_NEG(T, k, a) (k == 'f' ? (T)-a : (T)(0u - UNS(T, a)))
@@ -190,14 +190,14 @@ const nd_loop_fn nd_binary_kernels[ND_GE + 1][ND_NDTYPES] = {
   UNARY_LOOP(isfinite, U_ISFINITE, E, T, kind, uint8_t)
 ND_DTYPES(UNARY_ALL)
 
-#define UROW(OPN)                                                           \
-  {[ND_FLOAT32] = u_##OPN##_FLOAT32, [ND_FLOAT64] = u_##OPN##_FLOAT64,      \
-   [ND_INT32] = u_##OPN##_INT32, [ND_INT64] = u_##OPN##_INT64,              \
-   [ND_UINT8] = u_##OPN##_UINT8, [ND_BOOL] = u_##OPN##_BOOL}
-const nd_loop_fn nd_unary_kernels[ND_ISFINITE - ND_NEG + 1][ND_NDTYPES] = {
-    UROW(neg), UROW(abs), UROW(exp), UROW(log), UROW(sqrt), UROW(sin),
-    UROW(cos), UROW(tanh), UROW(sigmoid), UROW(relu), UROW(floor),
-    UROW(ceil), UROW(round), UROW(isnan), UROW(isfinite)};
+#define UROW(E, name, T, kind)                                              \
+  [ND_##E] = {u_neg_##E,  u_abs_##E,   u_exp_##E,   u_log_##E,   u_sqrt_##E, \
+              u_sin_##E,  u_cos_##E,   u_tanh_##E,  u_sigmoid_##E,          \
+              u_relu_##E, u_floor_##E, u_ceil_##E,  u_round_##E,            \
+              u_isnan_##E, u_isfinite_##E},
+const nd_loop_fn nd_unary_kernels[ND_NDTYPES][ND_ISFINITE - ND_NEG + 1] = {
+    ND_DTYPES(UROW)};
+#undef UROW
 
 /* ---- clamp and where: four operands ---- */
 #define CLAMP(T, x, lo, hi) ((x < lo ? lo : x) > hi ? hi : x < lo ? lo : x)
