@@ -375,6 +375,61 @@ nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
 nd_status nd_reduce_arg(nd_err *e, nd_tensor *values, nd_tensor *indices,
                         int op, const nd_tensor *t, int dim, int keepdim);
 
+/* ---- sorting, scans and statistics (src/core/sort.c, scan.c, stats.c) --- */
+/* Dims may be negative (from the end); a 0-d tensor takes dim 0 or -1.
+ * Positions written into index results count from e->base (0 for C
+ * callers, 1 for the Lua binding), as the dims and indices quoted in
+ * messages do. Results are fresh and row-major. */
+#define ND_ALL_DIMS (-32768) /* median over all elements */
+/* Stable sort along dim (NaN largest, -0 equal to +0): values (NULL for
+ * argsort) and int64 positions (NULL: not wanted). Descending stays
+ * stable: equal elements keep their order. */
+nd_status nd_sort(nd_err *e, nd_tensor *values, nd_tensor *indices,
+                  const nd_tensor *t, int dim, int descending);
+/* The k largest (smallest) along dim; sorted: best first, else any order. */
+nd_status nd_topk(nd_err *e, nd_tensor *values, nd_tensor *indices,
+                  const nd_tensor *t, int64_t k, int dim, int largest,
+                  int sorted);
+/* The k-th smallest (k from 1) along dim. */
+nd_status nd_kthvalue(nd_err *e, nd_tensor *values, nd_tensor *indices,
+                      const nd_tensor *t, int64_t k, int dim, int keepdim);
+/* The lower median along dim (ND_ALL_DIMS: of all elements, a 0-d result);
+ * a lane holding NaN gives NaN. */
+nd_status nd_median(nd_err *e, nd_tensor *values, nd_tensor *indices,
+                    const nd_tensor *t, int dim, int keepdim);
+/* Sorted distinct values (1-D) and, when counts is not NULL, their int64
+ * counts. */
+nd_status nd_unique(nd_err *e, nd_tensor *values, nd_tensor *counts,
+                    const nd_tensor *t);
+/* Insertion positions of values into the 1-D ascending `sorted` (NumPy's
+ * side "left", or "right" when right), int64 in values' shape. */
+nd_status nd_searchsorted(nd_err *e, nd_tensor *out, const nd_tensor *sorted,
+                          const nd_tensor *values, int right);
+/* Inclusive scans along dim; integer and bool inputs give int64 (wrapping). */
+nd_status nd_cumsum(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim);
+nd_status nd_cumprod(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim);
+/* Variance (std: its square root) over ndims dims (dims NULL: all), divided
+ * by N - correction (NaN when that is <= 0); integers give float64. */
+nd_status nd_var(nd_err *e, nd_tensor *out, const nd_tensor *t, int ndims,
+                 const int *dims, int keepdim, double correction, int std);
+/* log(sum(exp(t))) over dims, stable; a size-0 reduction gives -inf. */
+nd_status nd_logsumexp(nd_err *e, nd_tensor *out, const nd_tensor *t,
+                       int ndims, const int *dims, int keepdim);
+/* exp(t) / sum(exp(t)) along dim (log: its log), stable. */
+nd_status nd_softmax(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
+                     int log);
+/* Nonzero elements over dims (int64; dims NULL: all, a 0-d result). */
+nd_status nd_count_nonzero(nd_err *e, nd_tensor *out, const nd_tensor *t,
+                           int ndims, const int *dims);
+/* Torch7's histc: float64 counts of bins equal-width bins over [lo, hi]
+ * (lo == hi == 0: the data's range); elements outside are ignored. */
+nd_status nd_histc(nd_err *e, nd_tensor *out, const nd_tensor *t,
+                   int64_t bins, double lo, double hi);
+/* The p-norm over dims (NULL: all): p any number, INFINITY, -INFINITY;
+ * integers give float64. */
+nd_status nd_norm(nd_err *e, nd_tensor *out, const nd_tensor *t, double p,
+                  int ndims, const int *dims, int keepdim);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,7 @@
 #include "lnd.h"
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static void operand(lua_State *L, int idx, nd_operand *o, const char *fn,
                     int inplace) {
@@ -213,7 +214,36 @@ static int op_mean(lua_State *L) { return reduce(L, ND_R_MEAN, "mean"); }
 static int op_prod(lua_State *L) { return reduce(L, ND_R_PROD, "prod"); }
 static int op_all(lua_State *L) { return reduce(L, ND_R_ALL, "all"); }
 static int op_any(lua_State *L) { return reduce(L, ND_R_ANY, "any"); }
-static int op_norm(lua_State *L) { return reduce(L, ND_R_NORM, "norm"); }
+
+/* t:norm([p [, dim [, keepdim]]]): PyTorch's Tensor.norm, p first. */
+static int op_norm(lua_State *L) {
+  nd_tensor *t = ndL_check(L, 1, "norm");
+  double p = 2;
+  if (lua_type(L, 2) == LUA_TSTRING && strcmp(lua_tostring(L, 2), "fro") == 0)
+    p = 2;
+  else if (lua_type(L, 2) == LUA_TNUMBER)
+    p = lua_tonumber(L, 2);
+  else if (!lua_isnoneornil(L, 2))
+    return ndL_error(L, "norm: p must be a number, math.huge, -math.huge or "
+                     "\"fro\", got %s", lua_type(L, 2) == LUA_TSTRING
+                     ? lua_tostring(L, 2) : luaL_typename(L, 2));
+  if (lua_type(L, 3) == LUA_TBOOLEAN)
+    return ndL_error(L, "norm: dim must be a number or a table of dims, got "
+                     "a boolean (the signature is norm([p [, dim [, keepdim]]]))");
+  nd_err e = ndL_err();
+  int dims[ND_MAX_DIMS], n = 0;
+  if (!lua_isnoneornil(L, 3)) n = ndL_dimlist(L, 3, t->ndim, "norm", dims);
+  if (n == 0) {
+    nd_tensor r = ND_UNSET;
+    NDL_CALL(L, e, nd_norm(&e, &r, t, p, 0, NULL, 0));
+    return push_scalar(L, &r);
+  }
+  int keep = lua_toboolean(L, 4);
+  nd_tensor *r = ndL_new(L);
+  NDL_CALL(L, e, nd_norm(&e, r, t, p, n, dims, keep));
+  ndL_charge(L, r);
+  return 1;
+}
 
 static int one_dim(lua_State *L, int idx, const nd_tensor *t, const char *fn) {
   if (lua_istable(L, idx)) {
