@@ -9,7 +9,7 @@ nd.manual_seed(1)
 local m = nd.rand(4, 6)
 local centred = m - m:mean(2, true)          -- (4, 6) - (4, 1)
 local rows = centred / centred:norm(2, 2, true) -- (4, 6) / (4, 1): p = 2 over dim 2
-print("row norms after normalising:", rows:norm(2))
+print("row norms after normalising:", rows:norm(2, 2))
 print("row means after normalising:", rows:mean(2))
 
 -- 2. A masked update: replace outliers (|x| > 1.5) with 0.5 and keep
