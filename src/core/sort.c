@@ -160,28 +160,33 @@ static const pemit_fn pemit[ND_NDTYPES] = {ND_DTYPES(FNS)};
       a[j] = x;                                                             \
     }                                                                       \
   }                                                                         \
-  /* Stable LSD radix sort on key bytes [0, nb); returns a or t, where the \
-   * result is. */                                                          \
-  static ITEM *P##radix(ITEM *a, ITEM *t, int64_t n, int nb) {              \
-    int64_t cnt[8][256];                                                    \
+  /* Stable LSD radix sort on the low kbits of the keys: 8-bit digits,   \
+   * 11-bit ones for long lanes (fewer passes; the counts still fit L1).  \
+   * Passes where every key has the same digit are skipped. Returns a or  \
+   * t, where the result is. */                                             \
+  static ITEM *P##radix(ITEM *a, ITEM *t, int64_t n, int kbits) {           \
+    int64_t cnt[6 * 2048];                                                  \
     if (n <= 32) {                                                          \
       P##insertion(a, n);                                                   \
       return a;                                                             \
     }                                                                       \
-    memset(cnt, 0, sizeof cnt[0] * (size_t)nb);                             \
+    int w = n >= 1 << 16 && kbits > 8 ? 11 : 8, nd = (kbits + w - 1) / w;   \
+    int64_t R = (int64_t)1 << w;                                            \
+    uint64_t mask = (uint64_t)R - 1;                                        \
+    memset(cnt, 0, sizeof cnt[0] * (size_t)(nd * R));                       \
     for (int64_t i = 0; i < n; i++) {                                       \
       uint64_t k = KEY0(a[i]);                                              \
-      for (int b = 0; b < nb; b++) cnt[b][k >> 8 * b & 255]++;              \
+      for (int d = 0; d < nd; d++) cnt[d * R + (k >> w * d & mask)]++;      \
     }                                                                       \
-    for (int b = 0; b < nb; b++) {                                          \
-      int64_t *c = cnt[b], sum = 0;                                         \
-      if (c[KEY0(a[0]) >> 8 * b & 255] == n) continue;                      \
-      for (int d = 0; d < 256; d++) {                                       \
-        int64_t x = c[d];                                                   \
-        c[d] = sum;                                                         \
+    for (int d = 0; d < nd; d++) {                                          \
+      int64_t *c = cnt + d * R, sum = 0;                                    \
+      if (c[KEY0(a[0]) >> w * d & mask] == n) continue;                     \
+      for (int64_t b = 0; b < R; b++) {                                     \
+        int64_t x = c[b];                                                   \
+        c[b] = sum;                                                         \
         sum += x;                                                           \
       }                                                                     \
-      for (int64_t i = 0; i < n; i++) t[c[KEY0(a[i]) >> 8 * b & 255]++] = a[i]; \
+      for (int64_t i = 0; i < n; i++) t[c[KEY0(a[i]) >> w * d & mask]++] = a[i]; \
       ITEM *s = a;                                                          \
       a = t;                                                                \
       t = s;                                                                \
@@ -259,6 +264,7 @@ static const pemit_fn pemit[ND_NDTYPES] = {ND_DTYPES(FNS)};
 ALGOS(c, uint64_t, CKEY, CLESS, CKEY0)
 ALGOS(p, pair, PKEY, PLESS, PKEY0)
 
+
 /* ---- lanes ---- */
 /* Element offset of lane r (row-major over the dims other than dim). */
 static int64_t lane_offset(const nd_tensor *t, int dim, int64_t r) {
@@ -324,12 +330,16 @@ static int64_t dstride(const nd_tensor *t, int dim) {
       if (j->sorted) P##heapsort(a, len);                                   \
       m = k;                                                                \
     } else {                                                                \
+      /* A sort's index lane, when compact, holds the items: the results   \
+       * are then written in place, into memory already in cache. */       \
+      if (j->what == J_SORT && ix && xs == 1 && sizeof(ITEM) == 8)          \
+        a = (ITEM *)(void *)ix;                                             \
       P##build[dt](a, src, ss, n, flip, 0);                                 \
       if (j->what == J_SORT) {                                              \
-        res = P##radix(a, tmp, n, key_bits(dt) / 8);                        \
+        res = P##radix(a, tmp, n, key_bits(dt));                        \
       } else if (j->what == J_TOPK) {                                       \
         if (k < n) P##pick(a, n, k - 1);                                  \
-        if (j->sorted) res = P##radix(a, tmp, k, key_bits(dt) / 8);         \
+        if (j->sorted) res = P##radix(a, tmp, k, key_bits(dt));         \
         m = k;                                                              \
       } else {                                                              \
         P##pick(a, n, k - 1);                                             \
@@ -532,14 +542,14 @@ nd_status nd_unique(nd_err *e, nd_tensor *values, nd_tensor *counts,
   char *a = s->data, *tmp = a + n * isz;
   if (isz == 8) {
     cbuild[dt]((uint64_t *)a, src, es, n, 0, 0);
-    uint64_t *r = cradix((uint64_t *)a, (uint64_t *)tmp, n, key_bits(dt) / 8);
+    uint64_t *r = cradix((uint64_t *)a, (uint64_t *)tmp, n, key_bits(dt));
     m = cdedupe(r, n, c);
     sz = m;
     if (nd_alloc_tensor(e, values, dt, 1, &sz, false)) goto fail;
     cemit[dt](r, m, 0, src, es, nd_data(values), es, NULL, 0, 0);
   } else {
     pbuild[dt]((pair *)a, src, es, n, 0, 0);
-    pair *r = pradix((pair *)a, (pair *)tmp, n, key_bits(dt) / 8);
+    pair *r = pradix((pair *)a, (pair *)tmp, n, key_bits(dt));
     m = pdedupe(r, n, c);
     sz = m;
     if (nd_alloc_tensor(e, values, dt, 1, &sz, false)) goto fail;

@@ -200,14 +200,14 @@ typedef struct {
 #define HIST(E, name, T, kind)                                              \
   static void hist_##E(char **p, const int64_t *st, int64_t n, void *ctx) { \
     const hist_ctx *h = ctx;                                                \
-    const double lo = h->lo, w = h->hi - h->lo, hi = h->hi;                 \
+    const double lo = h->lo, hi = h->hi, scale = h->bins / (hi - lo);     \
     const int64_t bins = h->bins;                                           \
     int64_t *c = h->c;                                                      \
     const char *x = p[0];                                                   \
     for (int64_t i = 0; i < n; i++) {                                       \
       double v = (double)*(const T *)(x + i * st[0]);                       \
       if (v >= lo && v <= hi) {                                             \
-        int64_t b = (int64_t)((v - lo) / w * (double)bins);                 \
+        int64_t b = (int64_t)((v - lo) * scale);                            \
         if (b >= bins) b = bins - 1;                                        \
         c[4 * b + (i & 3)]++;                                               \
       }                                                                     \
@@ -219,17 +219,13 @@ static const nd_loop_fn hists[ND_NDTYPES] = {ND_DTYPES(FNS)};
 
 static nd_status data_range(nd_err *e, const nd_tensor *t, double *lo,
                             double *hi) {
-  nd_tensor a = ND_UNSET, b = ND_UNSET, x = ND_UNSET;
-  nd_status s = nd_to_dtype(e, &x, t, ND_FLOAT64);
-  if (!s) s = nd_reduce(e, &a, ND_R_MIN, &x, 0, NULL, 0);
-  if (!s) s = nd_reduce(e, &b, ND_R_MAX, &x, 0, NULL, 0);
-  if (!s) {
-    *lo = *(double *)nd_data(&a);
-    *hi = *(double *)nd_data(&b);
-  }
+  nd_tensor a = ND_UNSET, b = ND_UNSET;
+  nd_status s = nd_reduce(e, &a, ND_R_MIN, t, 0, NULL, 0);
+  if (!s) s = nd_reduce(e, &b, ND_R_MAX, t, 0, NULL, 0);
+  if (!s) s = nd_get(e, &a, NULL, lo);
+  if (!s) s = nd_get(e, &b, NULL, hi);
   nd_release(&a);
   nd_release(&b);
-  nd_release(&x);
   return s;
 }
 
