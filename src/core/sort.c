@@ -126,24 +126,20 @@ ND_DTYPES(BUILD)
   }
 ND_DTYPES(EMIT)
 
-typedef void (*cbuild_fn)(uint64_t *, const char *, int64_t, int64_t, uint64_t, int64_t);
-typedef void (*pbuild_fn)(pair *, const char *, int64_t, int64_t, uint64_t, int64_t);
-typedef void (*cemit_fn)(const uint64_t *, int64_t, uint64_t, const char *,
-                         int64_t, char *, int64_t, int64_t *, int64_t, int64_t);
-typedef void (*pemit_fn)(const pair *, int64_t, uint64_t, const char *,
-                         int64_t, char *, int64_t, int64_t *, int64_t, int64_t);
-#define FNS(E, name, T, kind) [ND_##E] = cbuild_##E,
-static const cbuild_fn cbuild[ND_NDTYPES] = {ND_DTYPES(FNS)};
+/* Per dtype: build and emit for each item kind. */
+static const struct {
+  void (*cbuild)(uint64_t *, const char *, int64_t, int64_t, uint64_t, int64_t);
+  void (*pbuild)(pair *, const char *, int64_t, int64_t, uint64_t, int64_t);
+  void (*cemit)(const uint64_t *, int64_t, uint64_t, const char *, int64_t,
+                char *, int64_t, int64_t *, int64_t, int64_t);
+  void (*pemit)(const pair *, int64_t, uint64_t, const char *, int64_t,
+                char *, int64_t, int64_t *, int64_t, int64_t);
+} kinds[ND_NDTYPES] = {
+#define FNS(E, name, T, kind) \
+  [ND_##E] = {cbuild_##E, pbuild_##E, cemit_##E, pemit_##E},
+    ND_DTYPES(FNS)
 #undef FNS
-#define FNS(E, name, T, kind) [ND_##E] = cemit_##E,
-static const cemit_fn cemit[ND_NDTYPES] = {ND_DTYPES(FNS)};
-#undef FNS
-#define FNS(E, name, T, kind) [ND_##E] = pbuild_##E,
-static const pbuild_fn pbuild[ND_NDTYPES] = {ND_DTYPES(FNS)};
-#undef FNS
-#define FNS(E, name, T, kind) [ND_##E] = pemit_##E,
-static const pemit_fn pemit[ND_NDTYPES] = {ND_DTYPES(FNS)};
-#undef FNS
+};
 
 /* ---- algorithms, for both item kinds ---- */
 #define CLESS(a, b) ((a) < (b))
@@ -324,7 +320,7 @@ static int64_t dstride(const nd_tensor *t, int dim) {
       int64_t len = 0;                                                      \
       for (int64_t i = 0; i < n; i += 4096) {                               \
         int64_t c = n - i < 4096 ? n - i : 4096;                            \
-        P##build[dt](tmp, src + i * ss, ss, c, flip, i);                    \
+        kinds[dt].P##build(tmp, src + i * ss, ss, c, flip, i);                    \
         P##feed(a, &len, k, tmp, c);                                        \
       }                                                                     \
       if (j->sorted) P##heapsort(a, len);                                   \
@@ -334,7 +330,7 @@ static int64_t dstride(const nd_tensor *t, int dim) {
        * are then written in place, into memory already in cache. */       \
       if (j->what == J_SORT && ix && xs == 1 && sizeof(ITEM) == 8)          \
         a = (ITEM *)(void *)ix;                                             \
-      P##build[dt](a, src, ss, n, flip, 0);                                 \
+      kinds[dt].P##build(a, src, ss, n, flip, 0);                                 \
       if (j->what == J_SORT) {                                              \
         res = P##radix(a, tmp, n, key_bits(dt));                        \
       } else if (j->what == J_TOPK) {                                       \
@@ -351,7 +347,7 @@ static int64_t dstride(const nd_tensor *t, int dim) {
         }                                                                   \
       }                                                                     \
     }                                                                       \
-    P##emit[dt](res, m, flip, src, ss, v, vs, ix, xs, j->base);             \
+    kinds[dt].P##emit(res, m, flip, src, ss, v, vs, ix, xs, j->base);             \
   }
 LANE(c, uint64_t, CKEY)
 LANE(p, pair, PKEY)
@@ -541,19 +537,19 @@ nd_status nd_unique(nd_err *e, nd_tensor *values, nd_tensor *counts,
   int64_t *c = nd_data(&cnt), m;
   char *a = s->data, *tmp = a + n * isz;
   if (isz == 8) {
-    cbuild[dt]((uint64_t *)a, src, es, n, 0, 0);
+    kinds[dt].cbuild((uint64_t *)a, src, es, n, 0, 0);
     uint64_t *r = cradix((uint64_t *)a, (uint64_t *)tmp, n, key_bits(dt));
     m = cdedupe(r, n, c);
     sz = m;
     if (nd_alloc_tensor(e, values, dt, 1, &sz, false)) goto fail;
-    cemit[dt](r, m, 0, src, es, nd_data(values), es, NULL, 0, 0);
+    kinds[dt].cemit(r, m, 0, src, es, nd_data(values), es, NULL, 0, 0);
   } else {
-    pbuild[dt]((pair *)a, src, es, n, 0, 0);
+    kinds[dt].pbuild((pair *)a, src, es, n, 0, 0);
     pair *r = pradix((pair *)a, (pair *)tmp, n, key_bits(dt));
     m = pdedupe(r, n, c);
     sz = m;
     if (nd_alloc_tensor(e, values, dt, 1, &sz, false)) goto fail;
-    pemit[dt](r, m, 0, src, es, nd_data(values), es, NULL, 0, 0);
+    kinds[dt].pemit(r, m, 0, src, es, nd_data(values), es, NULL, 0, 0);
   }
   nd_storage_release(s);
   nd_release(&flat);
