@@ -506,18 +506,27 @@ nd_status nd_median(nd_err *e, nd_tensor *values, nd_tensor *indices,
 }
 
 /* ---- unique ---- */
+/* Sort the n elements at src, fold equal keys (their counts into c),
+ * write the distinct values into a fresh 1-D *values. */
 #define UNIQ(P, ITEM, KEY)                                                  \
-  static int64_t P##dedupe(ITEM *a, int64_t n, int64_t *counts) {           \
-    int64_t m = 0;                                                          \
+  static nd_status P##unique(nd_err *e, nd_tensor *values, int dt,          \
+                             const char *src, int64_t n, ITEM *a, ITEM *tmp, \
+                             int64_t *c, int64_t *m) {                      \
+    int64_t es = nd_dtype_size(dt);                                         \
+    kinds[dt].P##build(a, src, es, n, 0, 0);                                \
+    ITEM *r = P##radix(a, tmp, n, key_bits(dt));                            \
+    *m = 0;                                                                 \
     for (int64_t i = 0; i < n; i++) {                                       \
-      if (m > 0 && KEY(a[i]) == KEY(a[m - 1])) {                            \
-        counts[m - 1]++;                                                    \
+      if (*m > 0 && KEY(r[i]) == KEY(r[*m - 1])) {                          \
+        c[*m - 1]++;                                                        \
         continue;                                                           \
       }                                                                     \
-      a[m] = a[i];                                                          \
-      counts[m++] = 1;                                                      \
+      r[*m] = r[i];                                                         \
+      c[(*m)++] = 1;                                                        \
     }                                                                       \
-    return m;                                                               \
+    if (nd_alloc_tensor(e, values, dt, 1, m, false)) return e->code;        \
+    kinds[dt].P##emit(r, *m, 0, src, es, nd_data(values), es, NULL, 0, 0);  \
+    return ND_OK;                                                           \
   }
 UNIQ(c, uint64_t, CKEY)
 UNIQ(p, pair, PKEY)
@@ -528,29 +537,17 @@ nd_status nd_unique(nd_err *e, nd_tensor *values, nd_tensor *counts,
   nd_storage *s = NULL;
   int dt = t->dtype;
   int64_t n = nd_numel(t), isz = key_bits(dt) <= 32 && n <= (int64_t)UINT32_MAX ? 8 : 16;
-  int64_t es = nd_dtype_size(dt), sz;
+  int64_t sz;
   if (nd_contiguous(e, &flat, t) ||
       nd_storage_new(e, &s, 2 * (n ? n : 1) * isz, false) ||
       nd_alloc_tensor(e, &cnt, ND_INT64, 1, &n, false))
     goto fail;
   const char *src = nd_ptr(&flat);
-  int64_t *c = nd_data(&cnt), m;
+  int64_t *c = nd_data(&cnt);
   char *a = s->data, *tmp = a + n * isz;
-  if (isz == 8) {
-    kinds[dt].cbuild((uint64_t *)a, src, es, n, 0, 0);
-    uint64_t *r = cradix((uint64_t *)a, (uint64_t *)tmp, n, key_bits(dt));
-    m = cdedupe(r, n, c);
-    sz = m;
-    if (nd_alloc_tensor(e, values, dt, 1, &sz, false)) goto fail;
-    kinds[dt].cemit(r, m, 0, src, es, nd_data(values), es, NULL, 0, 0);
-  } else {
-    kinds[dt].pbuild((pair *)a, src, es, n, 0, 0);
-    pair *r = pradix((pair *)a, (pair *)tmp, n, key_bits(dt));
-    m = pdedupe(r, n, c);
-    sz = m;
-    if (nd_alloc_tensor(e, values, dt, 1, &sz, false)) goto fail;
-    kinds[dt].pemit(r, m, 0, src, es, nd_data(values), es, NULL, 0, 0);
-  }
+  if (isz == 8 ? cunique(e, values, dt, src, n, (uint64_t *)a, (uint64_t *)tmp, c, &sz)
+               : punique(e, values, dt, src, n, (pair *)a, (pair *)tmp, c, &sz))
+    goto fail;
   nd_storage_release(s);
   nd_release(&flat);
   if (counts) { /* the first m counts, as a fresh tensor */
@@ -559,7 +556,7 @@ nd_status nd_unique(nd_err *e, nd_tensor *values, nd_tensor *counts,
       nd_release(values);
       return nd_err_rename(e, "unique");
     }
-    memcpy(nd_data(counts), c, (size_t)m * 8);
+    memcpy(nd_data(counts), c, (size_t)sz * 8);
   }
   nd_release(&cnt);
   return ND_OK;
