@@ -218,3 +218,24 @@ describe("sorting errors", function()
     assert_error_matches(function() nd.tensor(1):sort(2) end, "sort", "dim 2", "0-d")
   end)
 end)
+
+describe("long lanes where some radix digits are all equal", function()
+  it("int32 keys of few bits, float32 of one exponent: sorted and stable", function()
+    local n = 100000
+    local x = nd.rand(n):mul(1000):floor():int()
+    local v, i = x:sort()
+    local pv, pi = v:get(1), i:get(1)
+    for k = 2, n, 7 do
+      local cv, ci = v:get(k), i:get(k)
+      local bv, bi = v:get(k - 1), i:get(k - 1)
+      assert.is_true(bv < cv or (bv == cv and bi < ci))
+      assert.equals(cv, x:get(ci))
+    end
+    local f = nd.rand(n, "float32"):add(1)   -- [1, 2): one exponent
+    local fi = f:argsort(1, true)
+    for k = 2, n, 11 do
+      local a, b = f:get(fi:get(k - 1)), f:get(fi:get(k))
+      assert.is_true(a > b or (a == b and fi:get(k - 1) < fi:get(k)))
+    end
+  end)
+end)
