@@ -295,6 +295,10 @@ static int64_t dstride(const nd_tensor *t, int dim) {
   return t->ndim ? t->stride[dim] : 0;
 }
 
+/* A heap of the k best suits a k small against the lane. */
+static int topk_heap(const lane_job *j) { return j->k * 16 <= j->n; }
+enum { CHUNK = 4096 }; /* items built at a time for the heap */
+
 /* One lane with items of kind P (c or p): build, order, emit. */
 #define LANE(P, ITEM, KEY)                                                  \
   static void P##lane(const lane_job *j, ITEM *a, ITEM *tmp, int64_t r) {   \
@@ -316,10 +320,10 @@ static int64_t dstride(const nd_tensor *t, int dim) {
       if (j->v) v = at(j->v, j->v->offset + r);                             \
       if (j->ix) ix = (int64_t *)at(j->ix, j->ix->offset + r);              \
     }                                                                       \
-    if (j->what == J_TOPK && k * 16 <= n) { /* a heap of the k best */     \
+    if (j->what == J_TOPK && topk_heap(j)) { /* a heap of the k best */     \
       int64_t len = 0;                                                      \
-      for (int64_t i = 0; i < n; i += 4096) {                               \
-        int64_t c = n - i < 4096 ? n - i : 4096;                            \
+      for (int64_t i = 0; i < n; i += CHUNK) {                              \
+        int64_t c = n - i < CHUNK ? n - i : CHUNK;                          \
         kinds[dt].P##build(tmp, src + i * ss, ss, c, flip, i);                    \
         P##feed(a, &len, k, tmp, c);                                        \
       }                                                                     \
@@ -355,10 +359,13 @@ LANE(p, pair, PKEY)
 static void lane_task(void *ctx, int64_t lo, int64_t hi) {
   lane_job *j = ctx;
   int comp = key_bits(j->t->dtype) <= 32 && j->n <= (int64_t)UINT32_MAX;
-  int64_t isz = comp ? 8 : 16, n = j->n < 4096 ? 4096 : j->n;
+  int64_t isz = comp ? 8 : 16, n = j->n, m = 0; /* items: a, tmp */
+  if (j->what == J_TOPK && topk_heap(j)) n = j->k, m = CHUNK;
+  else if (j->what == J_SORT) m = n;
+  else if (j->what == J_TOPK) m = j->k;
   nd_err e;
   nd_storage *s;
-  if (nd_storage_new(&e, &s, 2 * n * isz, false)) {
+  if (nd_storage_new(&e, &s, (n + m) * isz, false)) {
     __atomic_store_n(&j->nomem, 1, __ATOMIC_RELAXED);
     return;
   }
