@@ -477,6 +477,75 @@ nd_status nd_kthvalue(nd_err *e, nd_tensor *values, nd_tensor *indices,
   return run_lanes(e, "kthvalue", &j, values, indices, keepdim ? 1 : -1);
 }
 
+/* Plain keys (no positions), and a value back from a key. */
+#define KEYS(E, name, T, kind)                                              \
+  static void keys_##E(uint64_t *k, const char *p, int64_t n) {             \
+    const T *x = (const T *)p;                                              \
+    for (int64_t i = 0; i < n; i++) k[i] = OKEY(x[i]);                      \
+  }                                                                         \
+  static void keys32_##E(uint32_t *k, const char *p, int64_t n) {           \
+    const T *x = (const T *)p;                                              \
+    for (int64_t i = 0; i < n; i++) k[i] = (uint32_t)OKEY(x[i]);            \
+  }                                                                         \
+  static void val_##E(void *dst, uint64_t k) {                              \
+    T x = OVAL(T, k);                                                       \
+    memcpy(dst, &x, sizeof x);                                              \
+  }
+ND_DTYPES(KEYS)
+static const struct {
+  void (*keys)(uint64_t *, const char *, int64_t);
+  void (*keys32)(uint32_t *, const char *, int64_t); /* dtypes <= 32 bits */
+  void (*val)(void *, uint64_t);
+} plain[ND_NDTYPES] = {
+#define FNS(E, name, T, kind) [ND_##E] = {keys_##E, keys32_##E, val_##E},
+    ND_DTYPES(FNS)
+#undef FNS
+};
+
+/* The k-th least (0-based) of n keys, reordering them. */
+static uint32_t pick32(uint32_t *a, int64_t n, int64_t k) {
+  int64_t lo = 0, hi = n - 1;
+  while (hi > lo) {
+    uint32_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];
+    uint32_t p = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+    int64_t i = lo, j = hi;
+    while (i <= j) {
+      while (a[i] < p) i++;
+      while (a[j] > p) j--;
+      if (i <= j) {
+        uint32_t t = a[i];
+        a[i++] = a[j];
+        a[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return a[k]; /* between j and i: equal to the pivot */
+  }
+  return a[k];
+}
+
+/* The median of all of a compact lane of a dtype of <= 32 bits, when no
+ * index is wanted: 4-byte keys instead of 8-byte items. */
+static nd_status median_keys(nd_err *e, nd_tensor *values, const nd_tensor *flat) {
+  int dt = flat->dtype;
+  int64_t n = flat->size[0], k = (n - 1) / 2;
+  nd_storage *s;
+  if (nd_storage_new(e, &s, n * 4, false)) return nd_err_rename(e, "median");
+  if (nd_alloc_tensor(e, values, dt, 0, NULL, false)) {
+    nd_storage_release(s);
+    return nd_err_rename(e, "median");
+  }
+  uint32_t *a = s->data;
+  plain[dt].keys32(a, nd_ptr(flat), n);
+  uint64_t m = pick32(a, n, k), nk = nan_key(dt);
+  for (int64_t i = k + 1; nk && m != nk && i < n; i++)
+    if (a[i] == nk) m = nk; /* NaN wins */
+  plain[dt].val(nd_data(values), m);
+  nd_storage_release(s);
+  return ND_OK;
+}
+
 nd_status nd_median(nd_err *e, nd_tensor *values, nd_tensor *indices,
                     const nd_tensor *t, int dim, int keepdim) {
   lane_job j;
@@ -503,6 +572,8 @@ nd_status nd_median(nd_err *e, nd_tensor *values, nd_tensor *indices,
     } else if (j.n == 0) {
       st = nd_fail(e, ND_EINVAL, "median: cannot reduce over a size-0 dim "
                    "(dim %d)", dim + e->base);
+    } else if (flat.storage && !indices && key_bits(t->dtype) <= 32) {
+      st = median_keys(e, values, t);
     } else {
       j.k = (j.n + 1) / 2;
       st = run_lanes(e, "median", &j, values, indices, keepdim ? 1 : -1);
@@ -575,15 +646,6 @@ fail:
 }
 
 /* ---- searchsorted ---- */
-#define KEYS(E, name, T, kind)                                              \
-  static void keys_##E(uint64_t *k, const char *p, int64_t n) {             \
-    const T *x = (const T *)p;                                              \
-    for (int64_t i = 0; i < n; i++) k[i] = OKEY(x[i]);                      \
-  }
-ND_DTYPES(KEYS)
-#define FNS(E, name, T, kind) [ND_##E] = keys_##E,
-static void (*const keys[ND_NDTYPES])(uint64_t *, const char *, int64_t) = {ND_DTYPES(FNS)};
-#undef FNS
 
 nd_status nd_searchsorted(nd_err *e, nd_tensor *out, const nd_tensor *sorted,
                           const nd_tensor *values, int right) {
@@ -606,8 +668,8 @@ nd_status nd_searchsorted(nd_err *e, nd_tensor *out, const nd_tensor *sorted,
   }
   uint64_t *sk = ks->data, *vk = sk + n;
   int64_t *o = nd_data(out);
-  keys[dt](sk, nd_data(&s), n);
-  keys[dt](vk, nd_data(&v), m);
+  plain[dt].keys(sk, nd_data(&s), n);
+  plain[dt].keys(vk, nd_data(&v), m);
   for (int64_t i = 0; i < m; i++) {
     int64_t lo = 0, hi = n; /* the first position whose key is >= (>) */
     uint64_t x = vk[i];
