@@ -324,7 +324,7 @@ enum { CHUNK = 4096 }; /* items built at a time for the heap */
       int64_t len = 0;                                                      \
       for (int64_t i = 0; i < n; i += CHUNK) {                              \
         int64_t c = n - i < CHUNK ? n - i : CHUNK;                          \
-        kinds[dt].P##build(tmp, src + i * ss, ss, c, flip, i);                    \
+        kinds[dt].P##build(tmp, src + i * ss, ss, c, flip, i);              \
         P##feed(a, &len, k, tmp, c);                                        \
       }                                                                     \
       if (j->sorted) P##heapsort(a, len);                                   \
@@ -334,15 +334,15 @@ enum { CHUNK = 4096 }; /* items built at a time for the heap */
        * are then written in place, into memory already in cache. */       \
       if (j->what == J_SORT && ix && xs == 1 && sizeof(ITEM) == 8)          \
         a = (ITEM *)(void *)ix;                                             \
-      kinds[dt].P##build(a, src, ss, n, flip, 0);                                 \
+      kinds[dt].P##build(a, src, ss, n, flip, 0);                           \
       if (j->what == J_SORT) {                                              \
-        res = P##radix(a, tmp, n, key_bits(dt));                        \
+        res = P##radix(a, tmp, n, key_bits(dt));                            \
       } else if (j->what == J_TOPK) {                                       \
-        if (k < n) P##pick(a, n, k - 1);                                  \
-        if (j->sorted) res = P##radix(a, tmp, k, key_bits(dt));         \
+        if (k < n) P##pick(a, n, k - 1);                                    \
+        if (j->sorted) res = P##radix(a, tmp, k, key_bits(dt));             \
         m = k;                                                              \
       } else {                                                              \
-        P##pick(a, n, k - 1);                                             \
+        P##pick(a, n, k - 1);                                               \
         res = a + k - 1;                                                    \
         m = 1;                                                              \
         if (j->what == J_MEDIAN && nan_key(dt)) { /* NaN wins */            \
@@ -351,7 +351,7 @@ enum { CHUNK = 4096 }; /* items built at a time for the heap */
         }                                                                   \
       }                                                                     \
     }                                                                       \
-    kinds[dt].P##emit(res, m, flip, src, ss, v, vs, ix, xs, j->base);             \
+    kinds[dt].P##emit(res, m, flip, src, ss, v, vs, ix, xs, j->base);       \
   }
 LANE(c, uint64_t, CKEY)
 LANE(p, pair, PKEY)
