@@ -375,6 +375,45 @@ nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
 nd_status nd_reduce_arg(nd_err *e, nd_tensor *values, nd_tensor *indices,
                         int op, const nd_tensor *t, int dim, int keepdim);
 
+/* ---- linear algebra through OpenBLAS's LAPACK (src/core/linalg*.c) ------ */
+/* NumPy's numpy.linalg on the last two dims, batched over the leading ones
+ * (solve and lstsq broadcast them). float32 computes in float32, every
+ * other dtype in float64. Inputs may be any view and are never written;
+ * results are fresh row-major tensors written into unset headers (left
+ * unset on failure). Singular input to solve/inv (matrix_power n < 0), and
+ * non-positive-definite input to cholesky fail naming the function and the
+ * batch index; NaN/inf input to the SVD and eigen routines fails (LAPACK
+ * may not converge on it). det/slogdet/cond/norm/matrix_rank give 0-d
+ * results for one matrix. */
+nd_status nd_linalg_solve(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                          const nd_tensor *b); /* b 1-D: a vector */
+nd_status nd_linalg_inv(nd_err *e, nd_tensor *out, const nd_tensor *a);
+nd_status nd_linalg_det(nd_err *e, nd_tensor *out, const nd_tensor *a);
+nd_status nd_linalg_slogdet(nd_err *e, nd_tensor *sign, nd_tensor *logabsdet,
+                            const nd_tensor *a);
+nd_status nd_linalg_cholesky(nd_err *e, nd_tensor *out, const nd_tensor *a);
+nd_status nd_linalg_qr(nd_err *e, nd_tensor *q, nd_tensor *r,
+                       const nd_tensor *a);  /* reduced */
+nd_status nd_linalg_svd(nd_err *e, nd_tensor *u, nd_tensor *s, nd_tensor *vh,
+                        const nd_tensor *a); /* reduced */
+nd_status nd_linalg_svdvals(nd_err *e, nd_tensor *s, const nd_tensor *a);
+/* Ascending eigenvalues, eigenvectors as columns; reads the lower triangle. */
+nd_status nd_linalg_eigh(nd_err *e, nd_tensor *w, nd_tensor *v,
+                         const nd_tensor *a);
+nd_status nd_linalg_eigvalsh(nd_err *e, nd_tensor *w, const nd_tensor *a);
+nd_status nd_linalg_lstsq(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                          const nd_tensor *b);
+nd_status nd_linalg_pinv(nd_err *e, nd_tensor *out, const nd_tensor *a);
+nd_status nd_linalg_matrix_rank(nd_err *e, nd_tensor *out,
+                                const nd_tensor *a); /* int64 */
+nd_status nd_linalg_matrix_power(nd_err *e, nd_tensor *out,
+                                 const nd_tensor *a, int64_t n);
+/* ord ND_NORM_P takes p (a number, +-HUGE_VAL for +-inf). */
+enum { ND_NORM_P, ND_NORM_FRO, ND_NORM_NUC };
+nd_status nd_linalg_norm(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                         int ord, double p);
+nd_status nd_linalg_cond(nd_err *e, nd_tensor *out, const nd_tensor *a);
+
 #ifdef __cplusplus
 }
 #endif
