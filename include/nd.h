@@ -413,6 +413,21 @@ enum { ND_NORM_P, ND_NORM_FRO, ND_NORM_NUC };
 nd_status nd_linalg_norm(nd_err *e, nd_tensor *out, const nd_tensor *a,
                          int ord, double p);
 nd_status nd_linalg_cond(nd_err *e, nd_tensor *out, const nd_tensor *a);
+/* What nd_linalg_<name>(a [, b]) would do, without doing it: the routines
+ * ("dgetrf+dgetri", "unrolled4x4", ...), their flags in words, the number
+ * of matrices, and how each operand is copied into LAPACK's workspace:
+ * not at all, straight, transposing, gathered from strides, or converted
+ * to the computation's dtype. */
+enum { ND_LINALG_NONE, ND_LINALG_STRAIGHT, ND_LINALG_TRANSPOSE,
+       ND_LINALG_GATHER, ND_LINALG_CONVERT };
+typedef struct nd_lapack_plan {
+  char routine[64], flags[128];
+  int dtype;
+  int64_t batch;
+  int copy_a, copy_b;
+} nd_lapack_plan;
+nd_status nd_linalg_plan(nd_err *e, nd_lapack_plan *plan, const char *name,
+                         const nd_tensor *a, const nd_tensor *b);
 
 #ifdef __cplusplus
 }

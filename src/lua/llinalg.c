@@ -148,6 +148,40 @@ static int l_norm(lua_State *L) {
   return push_result(L, r);
 }
 
+/* plan(name, A [, B]): the LAPACK calls name(A [, B]) would make. */
+static int l_plan(lua_State *L) {
+  static const char *const kinds[] = {NULL, "copy", "transposing copy",
+                                      "strided gather", "dtype conversion"};
+  const char *name = luaL_checkstring(L, 1);
+  nd_tensor *a = ndL_check(L, 2, "plan");
+  nd_tensor *b = lua_isnoneornil(L, 3) ? NULL : ndL_check(L, 3, "plan");
+  nd_lapack_plan p;
+  nd_err e = ndL_err();
+  if (nd_linalg_plan(&e, &p, name, a, b)) return ndL_raise(L, &e);
+  lua_newtable(L);
+  lua_pushstring(L, p.routine);
+  lua_setfield(L, -2, "routine");
+  if (p.flags[0]) {
+    lua_pushstring(L, p.flags);
+    lua_setfield(L, -2, "flags");
+  }
+  lua_pushstring(L, nd_dtype_name(p.dtype));
+  lua_setfield(L, -2, "dtype");
+  ndL_pushint(L, p.batch);
+  lua_setfield(L, -2, "batch");
+  lua_newtable(L); /* copies: { A = "transposing copy", ... } */
+  if (p.copy_a) {
+    lua_pushstring(L, kinds[p.copy_a]);
+    lua_setfield(L, -2, "A");
+  }
+  if (p.copy_b) {
+    lua_pushstring(L, kinds[p.copy_b]);
+    lua_setfield(L, -2, "B");
+  }
+  lua_setfield(L, -2, "copies");
+  return 1;
+}
+
 void ndL_open_linalg(lua_State *L) {
   static const luaL_Reg fns[] = {
       {"solve", l_solve}, {"inv", l_inv}, {"det", l_det},
@@ -155,7 +189,7 @@ void ndL_open_linalg(lua_State *L) {
       {"svd", l_svd}, {"svdvals", l_svdvals}, {"eigh", l_eigh},
       {"eigvalsh", l_eigvalsh}, {"lstsq", l_lstsq}, {"pinv", l_pinv},
       {"matrix_rank", l_matrix_rank}, {"matrix_power", l_matrix_power},
-      {"norm", l_norm}, {"cond", l_cond}, {NULL, NULL}};
+      {"norm", l_norm}, {"cond", l_cond}, {"plan", l_plan}, {NULL, NULL}};
   lua_newtable(L);
   ndL_register(L, fns);
   lua_setfield(L, -2, "linalg");
