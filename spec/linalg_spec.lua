@@ -257,13 +257,13 @@ describe("nd.linalg batching", function()
     nd.manual_seed(7)
     for _, n in ipairs({ 1, 2, 3, 4 }) do
       for _, dt in ipairs({ "float64", "float32" }) do
-        local A = nd.randn({ 200, n, n }, dt) + nd.eye(n, n, dt) * 3
+        local A = nd.randn({ 203, n, n }, dt) + nd.eye(n, n, dt) * 3
         local d = L.det(A)
         local s, l = L.slogdet(A) -- always LAPACK
         assert_near(d, s * l:exp(), TOL[dt], "det vs slogdet")
         local X = L.inv(A)
-        assert_near(A:matmul(X), nd.eye(n, n, dt):expand(200, n, n), TOL[dt] * 10, "inv")
-        local B = nd.randn({ 200, n, 3 }, dt)
+        assert_near(A:matmul(X), nd.eye(n, n, dt):expand(203, n, n), TOL[dt] * 10, "inv")
+        local B = nd.randn({ 203, n, 3 }, dt)
         assert_near(A:matmul(L.solve(A, B)), B, TOL[dt] * 10, "solve")
         -- one n x n through LAPACK (a 5x5 block-diagonal embedding)
         local big = nd.eye(n + 5, n + 5, dt)

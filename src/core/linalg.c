@@ -99,6 +99,10 @@ lin_mat lin_at(const lin_batch *b, const nd_tensor *t, int mdims, int64_t k) {
     m.cs = 0;
   }
   int64_t off = t->offset;
+  if (tb == 1 && b->nbd == 1) { /* one batch dim: no division */
+    off += t->size[0] != 1 ? k * t->stride[0] : 0;
+    k = 0;
+  }
   for (int j = b->nbd - 1; j >= 0 && k; j--) {
     const int64_t idx = k % b->size[j];
     k /= b->size[j];

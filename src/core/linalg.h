@@ -113,6 +113,10 @@ void lin_svd_free(lin_svd *w);
  * determinant (r untouched when it is 0: singular, or not finite). */
 double lin_small_det(int n, const double *m);
 double lin_small_inv(int n, const double *m, double *r);
+/* det of count matrices like a at a->p + k*bs elements into the compact
+ * out (dtype odt); 0 when the dtype or size has no unrolled loop. */
+int lin_small_det_batch(const lin_mat *a, int64_t bs, int64_t count,
+                        void *out, int odt);
 /* m (rows x cols, any dtype/strides) into a compact row-major double
  * array; r (row-major doubles) out into dst of dtype dt, row stride ld. */
 void lin_small_load(double *dst, const lin_mat *m);

@@ -196,6 +196,14 @@ static nd_status det_impl(nd_err *e, const char *fn, nd_tensor *sign,
   if (lin_new(e, &v, dt, &b, 0, 0, 0) ||
       (sign && lin_new(e, &s, dt, &b, 0, 0, 0)))
     goto fail;
+  if (!sign && n <= 4 && b.count > 0 && a->ndim <= 3) { /* one batch dim */
+    const lin_mat A = lin_at(&b, a, 2, 0);
+    const int64_t bs = a->ndim == 3 && a->size[0] > 1 ? a->stride[0] : 0;
+    if (lin_small_det_batch(&A, bs, b.count, nd_ptr(&v), dt)) {
+      *val = v;
+      return ND_OK;
+    }
+  }
   for (int64_t k = 0; k < b.count; k++) {
     const lin_mat A = lin_at(&b, a, 2, k);
     if (!sign && n <= 4) {

@@ -5,8 +5,25 @@
  * NaN handling stay exactly LAPACK's. */
 #include "linalg.h"
 
+/* Square N x N moves with N a constant, so that the compiler unrolls
+ * them: the batched 4x4 case is dominated by these and the kernel. */
+#define MOVE_SQUARE(T, N)                                                   \
+  for (int i = 0; i < N; i++)                                               \
+    for (int j = 0; j < N; j++) dst[i * N + j] = (double)p[i * rs + j * cs];
+#define LOAD_SQUARE(T)                                                      \
+  do {                                                                      \
+    const T *p = (const T *)m->p;                                           \
+    switch (R) {                                                            \
+    case 2: MOVE_SQUARE(T, 2) return;                                       \
+    case 3: MOVE_SQUARE(T, 3) return;                                       \
+    case 4: MOVE_SQUARE(T, 4) return;                                       \
+    }                                                                       \
+  } while (0)
+
 void lin_small_load(double *dst, const lin_mat *m) {
   const int64_t R = m->rows, C = m->cols, rs = m->rs, cs = m->cs;
+  if (R == C && m->dt == ND_FLOAT32) LOAD_SQUARE(float);
+  if (R == C && m->dt == ND_FLOAT64) LOAD_SQUARE(double);
 #define SMALL_LOAD(E, name, T, kind)                                        \
   case ND_##E: {                                                            \
     const T *p = (const T *)m->p;                                           \
@@ -19,8 +36,16 @@ void lin_small_load(double *dst, const lin_mat *m) {
 #undef SMALL_LOAD
 }
 
+#define STORE_SQUARE(T, N)                                                  \
+  for (int i = 0; i < N * N; i++) ((T *)dst)[i] = (T)r[i];
 void lin_small_store(void *dst, int dt, int64_t ld, const double *r,
                      int64_t rows, int64_t cols) {
+  if (rows == cols && ld == cols && (rows == 4 || rows == 3)) {
+    if (dt == ND_FLOAT32 && rows == 4) { STORE_SQUARE(float, 4) return; }
+    if (dt == ND_FLOAT32) { STORE_SQUARE(float, 3) return; }
+    if (rows == 4) { STORE_SQUARE(double, 4) return; }
+    STORE_SQUARE(double, 3) return;
+  }
   if (dt == ND_FLOAT32) {
     float *d = dst;
     for (int64_t i = 0; i < rows; i++)
@@ -53,7 +78,7 @@ static double minors(const double *a, minors4 *k) {
          s[4] * c[1] + s[5] * c[0];
 }
 
-double lin_small_det(int n, const double *a) {
+static inline double det_n(int n, const double *a) {
   switch (n) {
   case 0: return 1;
   case 1: return a[0];
@@ -68,6 +93,8 @@ double lin_small_det(int n, const double *a) {
   }
   }
 }
+
+double lin_small_det(int n, const double *a) { return det_n(n, a); }
 
 static int usable(double det) { return det != 0 && det - det == 0; }
 
@@ -122,4 +149,68 @@ double lin_small_inv(int n, const double *a, double *r) {
   if (!usable(inv)) return 0; /* det so small that 1/det overflows */
   for (int i = 0; i < n * n; i++) r[i] = x[i] * inv;
   return det;
+}
+
+/* det of `count` N x N matrices at a->p + k*bs elements (a batch with
+ * one dim), into the contiguous out of dtype odt: the batched 4x4 det,
+ * where a call per matrix would cost more than the arithmetic. */
+enum { LANES = 8 };
+/* minors()'s expansion, 8 matrices at a time, one per lane, so that the
+ * compiler vectorizes it across matrices. */
+static void det4_lanes(const double (*a)[LANES], double *d) {
+  for (int l = 0; l < LANES; l++) {
+    const double s0 = a[0][l] * a[5][l] - a[4][l] * a[1][l];
+    const double s1 = a[0][l] * a[6][l] - a[4][l] * a[2][l];
+    const double s2 = a[0][l] * a[7][l] - a[4][l] * a[3][l];
+    const double s3 = a[1][l] * a[6][l] - a[5][l] * a[2][l];
+    const double s4 = a[1][l] * a[7][l] - a[5][l] * a[3][l];
+    const double s5 = a[2][l] * a[7][l] - a[6][l] * a[3][l];
+    const double c0 = a[8][l] * a[13][l] - a[12][l] * a[9][l];
+    const double c1 = a[8][l] * a[14][l] - a[12][l] * a[10][l];
+    const double c2 = a[8][l] * a[15][l] - a[12][l] * a[11][l];
+    const double c3 = a[9][l] * a[14][l] - a[13][l] * a[10][l];
+    const double c4 = a[9][l] * a[15][l] - a[13][l] * a[11][l];
+    const double c5 = a[10][l] * a[15][l] - a[14][l] * a[11][l];
+    d[l] = s0 * c5 - s1 * c4 + s2 * c3 + s3 * c2 - s4 * c1 + s5 * c0;
+  }
+}
+
+static void put(void *out, int odt, int64_t k, double d) {
+  if (odt == ND_FLOAT32)
+    ((float *)out)[k] = (float)d;
+  else
+    ((double *)out)[k] = d;
+}
+
+#define DET_LOOP(T, N)                                                      \
+  for (; k < count; k++) {                                                  \
+    const T *p = (const T *)a->p + k * bs;                                  \
+    double m[N * N];                                                        \
+    for (int i = 0; i < N; i++)                                             \
+      for (int j = 0; j < N; j++) m[i * N + j] = (double)p[i * rs + j * cs];\
+    put(out, odt, k, det_n(N, m));                                          \
+  }
+#define DET_TYPED(T)                                                        \
+  if (a->rows == 4 && rs == 4 && cs == 1 && bs == 16)                       \
+    for (; k + LANES <= count; k += LANES) {                                \
+      const T *p = (const T *)a->p + k * 16;                                \
+      double m[16][LANES], d[LANES];                                        \
+      for (int l = 0; l < LANES; l++)                                       \
+        for (int e = 0; e < 16; e++) m[e][l] = (double)p[l * 16 + e];       \
+      det4_lanes(m, d);                                                     \
+      for (int l = 0; l < LANES; l++) put(out, odt, k + l, d[l]);          \
+    }                                                                       \
+  switch (a->rows) {                                                        \
+  case 2: DET_LOOP(T, 2) return 1;                                          \
+  case 3: DET_LOOP(T, 3) return 1;                                          \
+  case 4: DET_LOOP(T, 4) return 1;                                          \
+  }
+
+int lin_small_det_batch(const lin_mat *a, int64_t bs, int64_t count,
+                        void *out, int odt) {
+  const int64_t rs = a->rs, cs = a->cs;
+  int64_t k = 0;
+  if (a->dt == ND_FLOAT32) { DET_TYPED(float) }
+  if (a->dt == ND_FLOAT64) { DET_TYPED(double) }
+  return 0;
 }
