@@ -434,3 +434,30 @@ describe("nd.linalg.plan", function()
     assert_error_matches(function() L.plan("inv", nd.zeros(2, 3)) end, "inv:", "square")
   end)
 end)
+
+-- The C entry points without Lua: tests/linalg_c_test.c against libnd.a.
+describe("nd_linalg_* from C (tests/linalg_c_test.c)", function()
+  local root = here:match("^(.*)/spec$") or "."
+  local build = os.getenv("ND_BUILD") or "build"
+  if not build:match("^/") then build = root .. "/" .. build end
+  local san = (os.getenv("LD_PRELOAD") or ""):find("libasan", 1, true)
+    and " -fsanitize=address,undefined" or ""
+  local function run(cmd)
+    local p = assert(io.popen("env -u LD_PRELOAD " .. cmd .. " 2>&1; echo \"rc=$?\""))
+    local out = p:read("*a")
+    p:close()
+    return tonumber(out:match("rc=(%d+)%s*$")), out
+  end
+  it("compiles and passes", function()
+    local exe = os.tmpname()
+    local rc, out = run(("cc -std=c11 -Wall -Wextra -Werror -O1" .. san .. " -I%s/include "
+      .. "%s/tests/linalg_c_test.c %s/libnd.a "
+      .. "$(pkg-config --libs openblas 2>/dev/null || echo -lopenblas) -lm -pthread -o %s")
+      :format(root, root, build, exe))
+    assert.equals(0, rc, out)
+    rc, out = run(exe)
+    os.remove(exe)
+    assert.equals(0, rc, out)
+    assert.truthy(out:match("%d+ passed, 0 failed"), out)
+  end)
+end)
