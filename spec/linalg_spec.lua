@@ -246,6 +246,24 @@ describe("nd.linalg batching", function()
     assert.same({ 2, 3, 4 }, plain(L.solve(A, v):size()))
   end)
 
+  it("batches lstsq, broadcasting B, by the normal equations", function()
+    nd.manual_seed(3)
+    for _, dt in ipairs({ "float64", "float32" }) do
+      local A = nd.randn({ 3, 6, 4 }, dt)
+      local B = nd.randn({ 6, 2 }, dt)
+      local X = L.lstsq(A, B)
+      assert.same({ 3, 4, 2 }, plain(X:size()))
+      for i = 1, 3 do
+        assert_near(X[i], L.lstsq(A[i], B), TOL[dt], "per matrix")
+        -- the residual is orthogonal to A's columns
+        local r = A[i]:matmul(X[i]) - B
+        assert_near(A[i]:t():matmul(r), nd.zeros(4, 2, dt), TOL[dt] * 10, "A^T r = 0")
+      end
+      local xv = L.lstsq(A:transpose(2, 3):contiguous():transpose(2, 3), B:select(2, 1))
+      assert_near(xv, X:select(3, 1), TOL[dt], "vector B")
+    end
+  end)
+
   it("takes stride-0 (expanded) batches", function()
     local a = nd.tensor(F.g6.a)
     local E = a:unsqueeze(1):expand(3, 6, 6)
