@@ -42,11 +42,30 @@ static inline double nd_u53(nd_generator *g) {
 static inline double nd_u53_open0(nd_generator *g) {
   return (double)((nd_next(g) >> 11) + 1) * 0x1.0p-53;
 }
-/* An integer in [0, span), every value equally likely (rejection). */
+/* hi and lo words of x * y (the same result with or without __int128). */
+static inline uint64_t nd_mul128(uint64_t x, uint64_t y, uint64_t *lo) {
+#ifdef __SIZEOF_INT128__
+  unsigned __int128 m = (unsigned __int128)x * y;
+  *lo = (uint64_t)m;
+  return (uint64_t)(m >> 64);
+#else
+  uint64_t xl = x & 0xffffffffu, xh = x >> 32, yl = y & 0xffffffffu,
+           yh = y >> 32, ll = xl * yl, lh = xl * yh, hl = xh * yl,
+           mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+  *lo = (mid << 32) | (ll & 0xffffffffu);
+  return xh * yh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+#endif
+}
+/* An integer in [0, span), span > 0, every value equally likely: the high
+ * word of draw * span, rejecting the few low words that would bias it
+ * (Lemire's method: a division only in rare cases). */
 static inline uint64_t nd_below(nd_generator *g, uint64_t span) {
-  uint64_t limit = UINT64_MAX - UINT64_MAX % span, x;
-  do x = nd_next(g); while (x >= limit);
-  return x % span;
+  uint64_t lo, hi = nd_mul128(nd_next(g), span, &lo);
+  if (lo < span) {
+    uint64_t floor = (0 - span) % span;
+    while (lo < floor) hi = nd_mul128(nd_next(g), span, &lo);
+  }
+  return hi;
 }
 
 /* n standard normals (random_normal.c: a ziggurat). */
