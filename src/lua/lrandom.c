@@ -41,12 +41,15 @@ static nd_generator *test_generator(lua_State *L, int idx) {
   return ok ? g : NULL;
 }
 
+/* The generator at idx; the hint is for g.f(...) written for g:f(...). */
 static nd_generator *check_generator(lua_State *L, int idx, const char *fn) {
   nd_generator *g = test_generator(L, idx);
+  if (!g && idx == 1)
+    ndL_error(L, "%s: argument 1 must be a generator (nd.generator(seed); "
+              "call it as g:%s(...)), got %s", fn, fn, luaL_typename(L, 1));
   if (!g)
-    ndL_error(L, "%s: argument %d must be a generator (nd.generator(seed); "
-              "call it as g:%s(...)), got %s", fn, idx, fn,
-              luaL_typename(L, idx));
+    ndL_error(L, "%s: argument %d must be a generator (nd.generator(seed)), "
+              "got %s", fn, idx, luaL_typename(L, idx));
   return g;
 }
 
