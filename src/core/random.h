@@ -70,7 +70,6 @@ static inline uint64_t nd_below(nd_generator *g, uint64_t span) {
 
 /* n standard normals (random_normal.c: a ziggurat). */
 void nd_normal_fill(nd_generator *g, double *out, int64_t n);
-double nd_normal_one(nd_generator *g);
 /* log(u) for 0 < u <= 1 from + - * / alone: the same bits everywhere. */
 double nd_exact_log(double u);
 

@@ -64,18 +64,30 @@ static double zig_slow(nd_generator *g, int i, double x) {
 }
 
 /* One 64-bit draw: bits 0-7 the layer, bit 8 the sign, bits 11-63 the
- * position in the layer. */
-static inline double zig(nd_generator *g) {
+ * position in the layer. The state is copied into s, which never has its
+ * address taken outside inlined code, so it stays in registers; the rare
+ * path works on a copy. */
+static inline double zig(nd_generator *s) {
   for (;;) {
-    uint64_t u = nd_next(g), a = u >> 11;
+    uint64_t u = nd_next(s), a = u >> 11;
     int i = (int)(u & 0xff);
-    double x = (double)a * zig_w[i];
-    if (a >= zig_k[i] && (x = zig_slow(g, i, x)) < 0) continue;
-    return u & 0x100 ? -x : x;
+    double x = (double)(int64_t)a * zig_w[i];
+    if (a >= zig_k[i]) {
+      nd_generator t = *s;
+      x = zig_slow(&t, i, x);
+      *s = t;
+      if (x < 0) continue;
+    }
+    uint64_t b; /* the sign from bit 8, without a branch to mispredict */
+    memcpy(&b, &x, sizeof b);
+    b ^= (u & 0x100) << 55;
+    memcpy(&x, &b, sizeof x);
+    return x;
   }
 }
 
 void nd_normal_fill(nd_generator *g, double *out, int64_t n) {
-  for (int64_t i = 0; i < n; i++) out[i] = zig(g);
+  nd_generator s = *g;
+  for (int64_t i = 0; i < n; i++) out[i] = zig(&s);
+  *g = s;
 }
-double nd_normal_one(nd_generator *g) { return zig(g); }
