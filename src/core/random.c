@@ -59,14 +59,22 @@ typedef struct law {
     break;                                                                  \
   }
 
-/* n values of dtype into out (compact). */
-static void sample(nd_generator *g, const law *d, int dtype, void *out,
+/* n values of dtype into out (compact). The state is worked on in a local
+ * copy: writes through out (int64_t) could alias g's words otherwise. */
+static void sample(nd_generator *gen, const law *d, int dtype, void *out,
                    int64_t n) {
   if (d->kind == NORMAL && dtype == ND_FLOAT64 && d->a == 0 && d->w == 1) {
-    nd_normal_fill(g, out, n); /* randn: straight into the result */
+    nd_normal_fill(gen, out, n); /* randn: straight into the result */
     return;
   }
-  switch (dtype) { ND_DTYPES(ND_X_SAMPLE) }
+  nd_generator local = *gen, *g = &local;
+  if (d->kind == UNIFORM && dtype == ND_FLOAT64 && d->a == 0 && d->w == 1) {
+    double *p = out; /* rand: u < 1 needs no clamp */
+    for (int64_t i = 0; i < n; i++) p[i] = nd_u53(g);
+  } else {
+    switch (dtype) { ND_DTYPES(ND_X_SAMPLE) }
+  }
+  *gen = local;
 }
 
 static nd_status nonnull(nd_err *e, const char *fn, const void *t,
