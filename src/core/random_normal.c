@@ -2,7 +2,7 @@
  * that a seed gives the same bits on every platform and instruction set:
  * the tables are exact constants (tools/ziggurat_tables.py), the common
  * path is one integer compare and one product, and the rare paths (the
- * wedges, ~1.2% of draws, and the tail beyond r) use exp and log written
+ * wedges and the tail beyond r: 1.5% of draws) use exp and log written
  * here from + - * / alone (random.h forbids contraction and excess
  * precision), never the C library's. */
 #include "random.h"
