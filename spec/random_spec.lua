@@ -4,6 +4,7 @@
 -- lua_States: tests/random_states_test.c), distributions (fixed seeds, so
 -- deterministic; tolerances are many standard errors wide), views, errors.
 local nd = require "nd"
+local unpack = table.unpack or unpack
 
 local function list(t) return t:totable() end
 local function same(a, b) assert.same(list(a), list(b)) end
