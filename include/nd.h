@@ -234,16 +234,41 @@ nd_status nd_linspace(nd_err *e, nd_tensor *out, int dtype, double a,
                       double b, int64_t n);
 nd_status nd_eye(nd_err *e, nd_tensor *out, int dtype, int64_t n, int64_t m);
 
-/* ---- random: xoshiro256** seeded through splitmix64 --------------------- */
-typedef struct nd_rng { uint64_t s[4]; } nd_rng;
-void nd_rng_seed(nd_rng *r, uint64_t seed);
-uint64_t nd_rng_next(nd_rng *r);
-nd_rng *nd_default_rng(void); /* the documented global generator */
-/* Fill t with uniform [0,1), standard normal, or integers in [lo, hi). */
-nd_status nd_rand(nd_err *e, const nd_tensor *t, nd_rng *r);
-nd_status nd_randn(nd_err *e, const nd_tensor *t, nd_rng *r);
-nd_status nd_randint(nd_err *e, const nd_tensor *t, nd_rng *r, int64_t lo,
-                     int64_t hi);
+/* ---- random (src/core/random*.c) ---------------------------------------- */
+/* A generator is a plain value the caller owns (no global generator
+ * exists): xoshiro256** seeded through splitmix64. Each function draws
+ * from the generator it is given, in row-major order of the target's
+ * indices; the same seed gives the same values on every platform and
+ * instruction set (integer generator, exact tables, exact arithmetic).
+ * Don't share one generator between threads without a lock. */
+typedef struct nd_generator { uint64_t s[4]; } nd_generator;
+void nd_generator_seed(nd_generator *g, uint64_t seed);
+uint64_t nd_generator_next(nd_generator *g); /* 64 random bits */
+/* Fill t (any writable view of a floating dtype): uniform [0, 1),
+ * standard normal, uniform [lo, hi) (finite lo <= hi; lo == hi gives lo),
+ * normal(mean, std) (std >= 0). */
+nd_status nd_rand(nd_err *e, const nd_tensor *t, nd_generator *g);
+nd_status nd_randn(nd_err *e, const nd_tensor *t, nd_generator *g);
+nd_status nd_uniform(nd_err *e, const nd_tensor *t, nd_generator *g,
+                     double lo, double hi);
+nd_status nd_normal(nd_err *e, const nd_tensor *t, nd_generator *g,
+                    double mean, double std);
+/* Fill t (any dtype that holds the range) with integers in [lo, hi). */
+nd_status nd_randint(nd_err *e, const nd_tensor *t, nd_generator *g,
+                     int64_t lo, int64_t hi);
+/* Fill t with 1 (probability p in [0, 1]) or 0. */
+nd_status nd_bernoulli(nd_err *e, const nd_tensor *t, nd_generator *g,
+                       double p);
+/* out (unset) gets p's shape and floating dtype: 1 with probability p[i]. */
+nd_status nd_bernoulli_tensor(nd_err *e, nd_tensor *out, nd_generator *g,
+                              const nd_tensor *p);
+/* out (unset) gets a permutation of 0 .. n-1 (int64). */
+nd_status nd_randperm(nd_err *e, nd_tensor *out, nd_generator *g, int64_t n);
+/* out (unset) gets n 0-based category indices (int64) per row of the 1-D
+ * (k) or 2-D (rows, k) weights probs (finite, >= 0, any dtype; rows need
+ * not sum to 1). Without replacement each row needs n non-zero weights. */
+nd_status nd_multinomial(nd_err *e, nd_tensor *out, nd_generator *g,
+                         const nd_tensor *probs, int64_t n, int replacement);
 
 /* ---- .npy files (src/core/npy.c) ------------------------------------------ */
 /* Load versions 1.0-3.0, either byte order, C or Fortran order (a Fortran
