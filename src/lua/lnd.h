@@ -104,6 +104,8 @@ void ndL_open_ops(lua_State *L);
 void ndL_open_matmul(lua_State *L);
 void ndL_open_io(lua_State *L);
 void ndL_open_sort(lua_State *L);
+void ndL_open_linalg(lua_State *L);
+void ndL_open_random(lua_State *L);
 int luaopen_nd(lua_State *L);
 
 #endif
