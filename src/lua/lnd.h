@@ -103,6 +103,9 @@ void ndL_open_copies(lua_State *L);
 void ndL_open_ops(lua_State *L);
 void ndL_open_matmul(lua_State *L);
 void ndL_open_io(lua_State *L);
+void ndL_open_index(lua_State *L);
+/* t[k] / t[k] = v with a tensor key (lindex.c); assign: 0 read, 1 write. */
+int ndL_tensor_key(lua_State *L, int assign);
 int luaopen_nd(lua_State *L);
 
 #endif
