@@ -33,7 +33,9 @@ return function(ext)
     if ok then return ... end
     local msg = tostring((...))
     local pre, rest = msg:match("^(.-:%d+: )([%w_]+:.*)$")
-    if not pre then pre, rest = "", msg end
+    if not pre then -- raised under pcall: no position yet
+      return raise((msg:gsub("^[%w_]+:", fn .. ":", 1)))
+    end
     error(pre .. rest:gsub("^[%w_]+:", fn .. ":", 1), 0)
   end
   local function as(fn, f, ...) return rethrow(fn, pcall(f, ...)) end
