@@ -38,6 +38,20 @@ describe("indexing with tensors", function()
     assert.same({ 1, 2, 1, 2, 1, 2 }, row:masked_select(nd.tensor({ false, true, true, false }):view(1, 4):expand(3, 4)):totable())
   end)
 
+  it("copies whole rows of wide tensors (the block path), any outer layout", function()
+    local x = nd.arange(2 * 5 * 20):reshape(2, 5, 20)
+    for _, c in ipairs({ { x, 2 }, { x:transpose(1, 2), 2 }, { x:transpose(1, 2), 1 },
+      { x:flip(1), 2 }, { x:view(10, 20), 1 } }) do
+      local t, dim = c[1], c[2]
+      local ix = nd.tensor({ 2, -1, 1, 2 }, "int32")
+      local r = t:index_select(dim, ix)
+      for j, p in ipairs({ 2, -1, 1, 2 }) do
+        if p < 0 then p = p + t:size(dim) + 1 end
+        assert.is_true(nd.equal(r:select(dim, j), t:select(dim, p)))
+      end
+    end
+  end)
+
   it("gives int64 1-based row-major positions from nonzero", function()
     local r = nd.tensor({ { 0, 2 }, { 3, 0 } }):nonzero()
     assert.equals("int64", r:dtype())

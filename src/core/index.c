@@ -125,22 +125,27 @@ MOVE_LOOPS(uint32_t, int64_t)
 MOVE_LOOPS(uint64_t, int32_t)
 MOVE_LOOPS(uint64_t, int64_t)
 
-/* Accumulating scatter, typed: line[q] += alpha * src (bool: or). */
+/* Accumulating scatter, typed: line[q] += alpha * src (bool: or). The
+ * index dtype and alpha == 1 are decided outside the element loop. */
+#define ADD_BODY(T, kind, IT, EXPR)                                         \
+  for (int64_t i = 0; i < n; i++, ix += st[0], d += st[1], s += st[2]) {    \
+    T *dp = (T *)(d + pos(*(const IT *)ix, x) * x->ds), sv = *(const T *)s; \
+    *dp = kind == 'b' ? (T)(*dp || sv) : (T)(EXPR);                         \
+  }
 #define ADD_LOOP(E, name, T, kind)                                          \
   static void add_##name(char **p, const int64_t *st, int64_t n, void *c) { \
     const move_ctx *x = c;                                                  \
     const char *ix = p[0], *s = p[2];                                       \
     char *d = p[1];                                                         \
-    int i32 = x->dtype; /* reused: 1 when the index is int32 */             \
-    for (int64_t i = 0; i < n; i++, ix += st[0], d += st[1], s += st[2]) {  \
-      int64_t w = i32 ? *(const int32_t *)ix : *(const int64_t *)ix;        \
-      T *dp = (T *)(d + pos(w, x) * x->ds), sv = *(const T *)s;             \
-      if (kind == 'b')                                                      \
-        *dp = (T)(*dp || sv);                                               \
-      else if (x->alpha == 1)                                               \
-        *dp = (T)(*dp + sv);                                                \
-      else                                                                  \
-        *dp = (T)(*dp + (T)(x->alpha * (double)sv));                        \
+    T al = (T)x->alpha;                                                     \
+    if (x->dtype && x->alpha == 1) {                                        \
+      ADD_BODY(T, kind, int32_t, *dp + sv)                                  \
+    } else if (x->alpha == 1) {                                             \
+      ADD_BODY(T, kind, int64_t, *dp + sv)                                  \
+    } else if (x->dtype) {                                                  \
+      ADD_BODY(T, kind, int32_t, *dp + al * sv)                             \
+    } else {                                                                \
+      ADD_BODY(T, kind, int64_t, *dp + al * sv)                             \
     }                                                                       \
   }
 ND_DTYPES(ADD_LOOP)
@@ -215,6 +220,40 @@ static const char *dim_name(char *buf, size_t n, const nd_err *e, int dim) {
   return buf;
 }
 
+/* index_select when what follows dim is one contiguous block of at least
+ * 16 elements (rows of a matrix, embedding lookups): a memcpy per index
+ * entry. Returns 0 when the layout does not allow it. */
+static int select_blocks(const nd_tensor *out, const nd_tensor *t, int dim,
+                         const nd_tensor *index, int64_t base) {
+  int64_t inner = 1, es = nd_dtype_size(t->dtype);
+  for (int d = t->ndim - 1; d > dim; d--) {
+    if (t->size[d] != 1 && t->stride[d] != inner) return 0;
+    inner *= t->size[d];
+  }
+  if (inner < 16) return 0;
+  int64_t k = index->size[0], n = t->size[dim], ist = index->stride[0];
+  int64_t ds = t->stride[dim] * es, bytes = inner * es, idx[ND_MAX_DIMS] = {0};
+  const char *ip = nd_ptr(index), *tb = nd_ptr(t);
+  char *o = nd_ptr(out);
+  int i32 = index->dtype == ND_INT32;
+  if (nd_numel(out) == 0) return 1;
+  for (;;) {
+    for (int64_t j = 0; j < k; j++, o += bytes) {
+      const char *q = ip + j * ist * (i32 ? 4 : 8);
+      int64_t w = i32 ? *(const int32_t *)q : *(const int64_t *)q;
+      memcpy(o, tb + (w < 0 ? w + n : w - base) * ds, (size_t)bytes);
+    }
+    int d = dim - 1;
+    for (; d >= 0; d--) { /* odometer over the dims before dim */
+      tb += t->stride[d] * es;
+      if (++idx[d] < t->size[d]) break;
+      tb -= t->stride[d] * t->size[d] * es;
+      idx[d] = 0;
+    }
+    if (d < 0) return 1;
+  }
+}
+
 nd_status nd_index_select(nd_err *e, nd_tensor *out, const nd_tensor *t,
                           int dim, const nd_tensor *index) {
   char w[32];
@@ -233,6 +272,7 @@ nd_status nd_index_select(nd_err *e, nd_tensor *out, const nd_tensor *t,
   size[dim] = index->size[0];
   if (nd_alloc_tensor(e, out, t->dtype, t->ndim, size, false))
     return e->code;
+  if (select_blocks(out, t, dim, index, e->base)) return ND_OK;
   nd_tensor ix = spread_index(index, dim, t->ndim, size);
   nd_tensor ln = line_view(t, dim, t->ndim, size);
   const nd_tensor *ops[3] = {out, &ix, &ln};

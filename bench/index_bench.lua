@@ -1,0 +1,66 @@
+-- Indexing with tensors against the NumPy idiom for each (1 thread on
+-- both sides): index_select / gather of 1 M indices vs np.take and
+-- np.take_along_axis, masked_select at 50% density vs boolean indexing,
+-- scatter_add_ of 1 M ones into 1000 bins vs np.bincount. The machine is
+-- shared: read the ratios as rough.
+local lib = require "lib"
+local nd = require "nd"
+
+nd.set_num_threads(1)
+local N = 1000000
+local a = nd.rand(N)
+local a32 = a:float()
+local idx = nd.randint(1, N + 1, { N })
+local idx32 = idx:int()
+local m = nd.rand(N):lt(0.5)
+local bins = nd.zeros(1000)
+local bidx = nd.randint(1, 1001, { N })
+local ones = nd.ones(N)
+local A = nd.rand(1000, 1000)
+local G = nd.randint(1, 1001, { 1000, 1000 })
+local rows = nd.randint(1, 1001, { 1000 })
+
+local t = lib.interleave({
+  index_select = function() return a:index_select(1, idx) end,
+  index_select32 = function() return a32:index_select(1, idx32) end,
+  gather1 = function() return a:gather(1, idx) end,
+  gather2 = function() return A:gather(2, G) end,
+  rows = function() return A:index_select(1, rows) end,
+  take = function() return a:take(idx) end,
+  masked_select = function() return a:masked_select(m) end,
+  sugar = function() return a[m] end,
+  masked_fill = function() a:masked_fill_(m, 0.5) end,
+  scatter_add = function() bins:zero_(); bins:scatter_add_(1, bidx, ones) end,
+  nonzero = function() return m:nonzero() end,
+})
+
+local setup = ([[
+N = %d
+rng = np.random.default_rng(0)
+a = rng.random(N)
+a32 = a.astype(np.float32)
+idx = rng.integers(0, N, N)
+idx32 = idx.astype(np.int32)
+m = rng.random(N) < 0.5
+bidx = rng.integers(0, 1000, N)
+ones = np.ones(N)
+A = rng.random((1000, 1000))
+G = rng.integers(0, 1000, (1000, 1000))
+rows = rng.integers(0, 1000, 1000)
+]]):format(N)
+local function np(stmt) return lib.numpy(setup, stmt, 7, 1) end
+
+lib.row("index_select 1M int64 idx, float64", t.index_select, "np.take(a, idx)", np("np.take(a, idx)"), 1.0)
+lib.row("index_select 1M int32 idx, float32", t.index_select32, "np.take(a32, idx32)", np("np.take(a32, idx32)"), 1.0)
+lib.row("gather dim 1, 1M idx, float64", t.gather1, "np.take(a, idx)", np("np.take(a, idx)"), 1.0)
+lib.row("gather dim 2, 1000x1000 float64", t.gather2, "np.take_along_axis(A,G,1)", np("np.take_along_axis(A, G, 1)"), 1.0)
+lib.row("index_select rows 1000 of 1000x1000", t.rows, "np.take(A, rows, 0)", np("np.take(A, rows, 0)"))
+lib.row("take 1M idx, float64", t.take, "np.take(a, idx)", np("np.take(a, idx)"))
+lib.row("masked_select 1M float64, 50%", t.masked_select, "a[m]", np("a[m]"), 1.0)
+lib.row("a[m] (sugar) 1M float64, 50%", t.sugar, "a[m]", np("a[m]"))
+lib.row("masked_fill_ 1M float64, 50%", t.masked_fill, "a[m] = 0.5", np("a[m] = 0.5"))
+lib.row("zero_ + scatter_add_ 1M ones -> 1000 bins", t.scatter_add, "np.bincount(bidx, minlength=1000)",
+  np("np.bincount(bidx, minlength=1000)"), 1.0)
+lib.row("zero_ + scatter_add_ 1M ones -> 1000 bins", t.scatter_add, "np.bincount(bidx, ones, 1000)",
+  np("np.bincount(bidx, ones, 1000)"))
+lib.row("nonzero 1M bool, 50%", t.nonzero, "np.argwhere(m)", np("np.argwhere(m)"))
