@@ -88,35 +88,43 @@ typedef struct {
 } move_ctx;
 enum { MOVE_GATHER, MOVE_SCATTER, MOVE_ADD };
 
-static inline int64_t pos(int64_t w, const move_ctx *x) {
-  return w < 0 ? w + x->n : w - x->base;
-}
+/* The ctx fields as locals: stores through T* may alias them otherwise. */
+#define POS(w) ((w) < 0 ? (w) + nn : (w) - base)
+#define LOCALS(c)                                                           \
+  const move_ctx *x = c;                                                    \
+  const int64_t nn = x->n, base = x->base, ds = x->ds
 
 /* Gather: ops (out, index, line): out = line[q]. Scatter: ops (index,
- * line, src): line[q] = src. ES is the element size: moves are bytes. */
+ * line, src): line[q] = src. Moves are bytes of T's size. */
 #define MOVE_LOOPS(T, IT)                                                   \
   static void gather_##T##_##IT(char **p, const int64_t *st, int64_t n,     \
                                 void *c) {                                  \
-    const move_ctx *x = c;                                                  \
+    LOCALS(c);                                                              \
     char *o = p[0];                                                         \
     const char *ix = p[1], *s = p[2];                                       \
     if (st[0] == sizeof(T) && st[1] == sizeof(IT) && st[2] == 0) {          \
       T *ot = (T *)o;                                                       \
       const IT *it = (const IT *)ix;                                        \
-      for (int64_t i = 0; i < n; i++)                                       \
-        memcpy(ot + i, s + pos(it[i], x) * x->ds, sizeof(T));               \
+      for (int64_t i = 0; i < n; i++) {                                     \
+        int64_t w = it[i];                                                  \
+        memcpy(ot + i, s + POS(w) * ds, sizeof(T));                         \
+      }                                                                     \
       return;                                                               \
     }                                                                       \
-    for (int64_t i = 0; i < n; i++, o += st[0], ix += st[1], s += st[2])    \
-      memcpy(o, s + pos(*(const IT *)ix, x) * x->ds, sizeof(T));            \
+    for (int64_t i = 0; i < n; i++, o += st[0], ix += st[1], s += st[2]) {  \
+      int64_t w = *(const IT *)ix;                                          \
+      memcpy(o, s + POS(w) * ds, sizeof(T));                                \
+    }                                                                       \
   }                                                                         \
   static void scatter_##T##_##IT(char **p, const int64_t *st, int64_t n,    \
                                  void *c) {                                 \
-    const move_ctx *x = c;                                                  \
+    LOCALS(c);                                                              \
     const char *ix = p[0], *s = p[2];                                       \
     char *d = p[1];                                                         \
-    for (int64_t i = 0; i < n; i++, ix += st[0], d += st[1], s += st[2])    \
-      memcpy(d + pos(*(const IT *)ix, x) * x->ds, s, sizeof(T));            \
+    for (int64_t i = 0; i < n; i++, ix += st[0], d += st[1], s += st[2]) {  \
+      int64_t w = *(const IT *)ix;                                          \
+      memcpy(d + POS(w) * ds, s, sizeof(T));                                \
+    }                                                                       \
   }
 MOVE_LOOPS(uint8_t, int32_t)
 MOVE_LOOPS(uint8_t, int64_t)
@@ -129,20 +137,22 @@ MOVE_LOOPS(uint64_t, int64_t)
  * index dtype and alpha == 1 are decided outside the element loop. */
 #define ADD_BODY(T, kind, IT, EXPR)                                         \
   for (int64_t i = 0; i < n; i++, ix += st[0], d += st[1], s += st[2]) {    \
-    T *dp = (T *)(d + pos(*(const IT *)ix, x) * x->ds), sv = *(const T *)s; \
+    int64_t w = *(const IT *)ix;                                            \
+    T *dp = (T *)(d + POS(w) * ds), sv = *(const T *)s;                     \
     *dp = kind == 'b' ? (T)(*dp || sv) : (T)(EXPR);                         \
   }
 #define ADD_LOOP(E, name, T, kind)                                          \
   static void add_##name(char **p, const int64_t *st, int64_t n, void *c) { \
-    const move_ctx *x = c;                                                  \
+    LOCALS(c);                                                              \
     const char *ix = p[0], *s = p[2];                                       \
     char *d = p[1];                                                         \
     T al = (T)x->alpha;                                                     \
-    if (x->dtype && x->alpha == 1) {                                        \
+    int i32 = x->dtype, one = x->alpha == 1;                                \
+    if (i32 && one) {                                                       \
       ADD_BODY(T, kind, int32_t, *dp + sv)                                  \
-    } else if (x->alpha == 1) {                                             \
+    } else if (one) {                                                       \
       ADD_BODY(T, kind, int64_t, *dp + sv)                                  \
-    } else if (x->dtype) {                                                  \
+    } else if (i32) {                                                       \
       ADD_BODY(T, kind, int32_t, *dp + al * sv)                             \
     } else {                                                                \
       ADD_BODY(T, kind, int64_t, *dp + al * sv)                             \
