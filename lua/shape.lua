@@ -19,8 +19,8 @@ return function(ext)
     local level = 2
     if dbg and dbg.getinfo then
       while true do
-        local info = dbg.getinfo(level, "S")
-        if not info or info.source:sub(1, 4) ~= "@nd/" then break end
+        local info = dbg.getinfo(level, "S") -- Lua 5.1 marks tail calls
+        if not info or info.source:sub(1, 4) ~= "@nd/" and info.what ~= "tail" then break end
         level = level + 1
       end
     end
@@ -34,7 +34,7 @@ return function(ext)
     local msg = tostring((...))
     local pre, rest = msg:match("^(.-:%d+: )([%w_]+:.*)$")
     if not pre then -- raised under pcall: no position yet
-      return raise((msg:gsub("^[%w_]+:", fn .. ":", 1)))
+      raise((msg:gsub("^[%w_]+:", fn .. ":", 1)))
     end
     error(pre .. rest:gsub("^[%w_]+:", fn .. ":", 1), 0)
   end
