@@ -247,21 +247,35 @@ static void count_row(const int64_t *idx, const uint8_t *f, int64_t n,
 }
 
 typedef struct {
-  int64_t *out;
+  int64_t *out, j, cap; /* the cursor in rows of ndim, and the row count */
   int ndim;
   int64_t base;
 } nz_ctx;
 
+/* Branch-free: every element's position is written at the cursor, which
+ * advances only for nonzero ones; writes past the end go to a scratch. */
 static void write_row(const int64_t *idx, const uint8_t *f, int64_t n,
                       void *c) {
   nz_ctx *x = c;
   int nd = x->ndim;
-  for (int64_t i = 0; i < n; i++) {
-    if (!f[i]) continue;
-    for (int d = 0; d < nd - 1; d++) x->out[d] = idx[d] + x->base;
-    if (nd) x->out[nd - 1] = idx[nd - 1] + i + x->base;
-    x->out += nd;
+  int64_t j = x->j, cap = x->cap, b = x->base, scratch[ND_MAX_DIMS];
+  if (nd == 1) {
+    int64_t *o = x->out, k0 = idx[0] + b;
+    for (int64_t i = 0; i < n; i++) {
+      *(j < cap ? o + j : scratch) = k0 + i;
+      j += f[i];
+    }
+  } else if (nd > 1) {
+    for (int64_t i = 0; i < n; i++) {
+      int64_t *o = j < cap ? x->out + j * nd : scratch;
+      for (int d = 0; d < nd - 1; d++) o[d] = idx[d] + b;
+      o[nd - 1] = idx[nd - 1] + i + b;
+      j += f[i];
+    }
+  } else {
+    j += f[0]; /* 0-d: a row of no positions */
   }
+  x->j = j;
 }
 
 nd_status nd_nonzero(nd_err *e, nd_tensor *out, const nd_tensor *t) {
@@ -270,7 +284,7 @@ nd_status nd_nonzero(nd_err *e, nd_tensor *out, const nd_tensor *t) {
   each_row(e, t, count_row, &n);
   int64_t size[2] = {n, t->ndim};
   if (nd_alloc_tensor(e, out, ND_INT64, 2, size, false)) return e->code;
-  nz_ctx x = {(int64_t *)nd_ptr(out), t->ndim, e->base};
+  nz_ctx x = {(int64_t *)nd_ptr(out), 0, n, t->ndim, e->base};
   each_row(e, t, write_row, &x);
   return ND_OK;
 }
