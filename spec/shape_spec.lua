@@ -3,6 +3,7 @@
 -- says so; errors naming the function the user called.
 local nd = require "nd"
 local fx = dofile("spec/support/fixture_cases.lua")
+local unpack = table.unpack or unpack
 
 describe("shape helpers match PyTorch", function()
   fx.describe_all({ split = true, chunk = true, unbind = true, tile = true, roll = true,
