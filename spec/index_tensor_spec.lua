@@ -65,12 +65,22 @@ describe("indexing with tensors", function()
     assert.same({ 1, 1, 0, 3 }, c:totable())
   end)
 
+  it("integer accumulation wraps as integer arithmetic does (no overflow trap)", function()
+    local t = nd.full({ 1 }, 2147483647, "int32")
+    t:scatter_add_(1, I { 1 }, nd.ones(1, "int32"))
+    assert.equals(-2147483648, t[1])
+    local u = nd.full({ 2 }, 250, "uint8"):index_add_(1, I { 2 }, nd.full({ 1 }, 10, "uint8"))
+    assert.same({ 250, 4 }, u:totable())
+  end)
+
   it("index_add_ into an int tensor refuses float sources and fractional alpha", function()
     local t = nd.zeros(3, "int32")
     assert_error_matches(function() t:index_add_(1, I { 1 }, nd.ones(1)) end,
       "index_add_", "float64", "int32")
     assert_error_matches(function() t:index_add_(1, I { 1 }, nd.ones(1, "int32"), 0.5) end,
       "index_add_", "alpha", "0.5")
+    assert_error_matches(function() t:index_add_(1, I { 1 }, nd.ones(1, "int32"), 1e300) end,
+      "index_add_", "alpha")
   end)
 
   it("converts copied sources to the target's dtype", function()

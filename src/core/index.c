@@ -10,6 +10,7 @@
  * (0 for C callers, 1 from Lua), negative ones from the end; all of them
  * are checked before anything is written. */
 #include "index.h"
+#include <math.h>
 #include <stdio.h>
 
 /* ---- index checks ---- */
@@ -139,8 +140,16 @@ MOVE_LOOPS(uint64_t, int64_t)
   for (int64_t i = 0; i < n; i++, ix += st[0], d += st[1], s += st[2]) {    \
     int64_t w = *(const IT *)ix;                                            \
     T *dp = (T *)(d + POS(w) * ds), sv = *(const T *)s;                     \
-    *dp = kind == 'b' ? (T)(*dp || sv) : (T)(EXPR);                         \
+    *dp = kind == 'b'   ? (T)(*dp || sv)                                    \
+          : kind == 'f' ? (T)(EXPR)                                         \
+                        : (T)(uint64_t)(EXPR##_WRAP);                       \
   }
+/* Integers wrap (two's complement) instead of overflowing. */
+#define SUM_WRAP (uint64_t)(int64_t)*dp + (uint64_t)(int64_t)sv
+#define SCALED_WRAP                                                         \
+  (uint64_t)(int64_t)*dp + (uint64_t)(int64_t)al * (uint64_t)(int64_t)sv
+#define SUM *dp + sv
+#define SCALED *dp + al * sv
 #define ADD_LOOP(E, name, T, kind)                                          \
   static void add_##name(char **p, const int64_t *st, int64_t n, void *c) { \
     LOCALS(c);                                                              \
@@ -149,13 +158,13 @@ MOVE_LOOPS(uint64_t, int64_t)
     T al = (T)x->alpha;                                                     \
     int i32 = x->dtype, one = x->alpha == 1;                                \
     if (i32 && one) {                                                       \
-      ADD_BODY(T, kind, int32_t, *dp + sv)                                  \
+      ADD_BODY(T, kind, int32_t, SUM)                                  \
     } else if (one) {                                                       \
-      ADD_BODY(T, kind, int64_t, *dp + sv)                                  \
+      ADD_BODY(T, kind, int64_t, SUM)                                  \
     } else if (i32) {                                                       \
-      ADD_BODY(T, kind, int32_t, *dp + al * sv)                             \
+      ADD_BODY(T, kind, int32_t, SCALED)                             \
     } else {                                                                \
-      ADD_BODY(T, kind, int64_t, *dp + al * sv)                             \
+      ADD_BODY(T, kind, int64_t, SCALED)                             \
     }                                                                       \
   }
 ND_DTYPES(ADD_LOOP)
@@ -504,7 +513,8 @@ static nd_status index_common(nd_err *e, const char *fn, int op,
 nd_status nd_index_add(nd_err *e, const nd_tensor *t, int dim,
                        const nd_tensor *index, const nd_tensor *src,
                        double alpha) {
-  if (nd_dtype_kind(t->dtype) != 'f' && alpha != (double)(int64_t)alpha)
+  if (nd_dtype_kind(t->dtype) != 'f' &&
+      !(alpha == floor(alpha) && fabs(alpha) <= 0x1p53))
     return nd_fail(e, ND_EINVAL, "index_add_: alpha %g must be an integer "
                    "for a %s tensor", alpha, nd_dtype_name(t->dtype));
   return index_common(e, "index_add_", MOVE_ADD, t, dim, index, src, 0,
