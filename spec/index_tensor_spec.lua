@@ -185,6 +185,9 @@ describe("indexing errors", function()
     assert_error_matches(function() m:gather(1, I { { 4 } }) end, "gather", "index 4", "size 3")
     assert_error_matches(function() m:take(I { 13 }) end, "take", "index 13", "size 12")
     assert_error_matches(function() m:take(I { -13 }) end, "take", "index -13")
+    -- also when the result is empty, and on the row-block path
+    assert_error_matches(function() nd.zeros(0, 3):index_select(2, I { 5 }) end, "index_select", "index 5")
+    assert_error_matches(function() nd.zeros(2, 30):index_select(1, I { 1, 3 }) end, "index_select", "index 3")
   end)
 
   it("refuses bad shapes and dims", function()

@@ -86,14 +86,23 @@ typedef struct {
   int op;              /* MOVE_GATHER, MOVE_SCATTER, MOVE_ADD */
   int dtype;
   double alpha;
+  int bad; /* gathers check positions as they go: one was out of range */
 } move_ctx;
 enum { MOVE_GATHER, MOVE_SCATTER, MOVE_ADD };
 
 /* The ctx fields as locals: stores through T* may alias them otherwise. */
 #define POS(w) ((w) < 0 ? (w) + nn : (w) - base)
 #define LOCALS(c)                                                           \
-  const move_ctx *x = c;                                                    \
+  move_ctx *x = c;                                                          \
   const int64_t nn = x->n, base = x->base, ds = x->ds
+/* A fresh result may be abandoned half-written: gathers check as they go
+ * (one predictable branch) instead of in a pass of their own. */
+#define CHECKED_POS(q, w)                                                   \
+  int64_t q = POS(w);                                                       \
+  if ((uint64_t)q >= (uint64_t)nn) {                                        \
+    x->bad = 1;                                                             \
+    return;                                                                 \
+  }
 
 /* Gather: ops (out, index, line): out = line[q]. Scatter: ops (index,
  * line, src): line[q] = src. Moves are bytes of T's size. */
@@ -103,18 +112,21 @@ enum { MOVE_GATHER, MOVE_SCATTER, MOVE_ADD };
     LOCALS(c);                                                              \
     char *o = p[0];                                                         \
     const char *ix = p[1], *s = p[2];                                       \
+    if (x->bad) return;                                                     \
     if (st[0] == sizeof(T) && st[1] == sizeof(IT) && st[2] == 0) {          \
       T *ot = (T *)o;                                                       \
       const IT *it = (const IT *)ix;                                        \
       for (int64_t i = 0; i < n; i++) {                                     \
         int64_t w = it[i];                                                  \
-        memcpy(ot + i, s + POS(w) * ds, sizeof(T));                         \
+        CHECKED_POS(q, w)                                                   \
+        memcpy(ot + i, s + q * ds, sizeof(T));                              \
       }                                                                     \
       return;                                                               \
     }                                                                       \
     for (int64_t i = 0; i < n; i++, o += st[0], ix += st[1], s += st[2]) {  \
       int64_t w = *(const IT *)ix;                                          \
-      memcpy(o, s + POS(w) * ds, sizeof(T));                                \
+      CHECKED_POS(q, w)                                                     \
+      memcpy(o, s + q * ds, sizeof(T));                                     \
     }                                                                       \
   }                                                                         \
   static void scatter_##T##_##IT(char **p, const int64_t *st, int64_t n,    \
@@ -189,11 +201,12 @@ static nd_loop_fn move_loop(int op, int dtype, int index_dtype) {
   }
 }
 
-/* Runs op over ops (3 headers of one shape) along dim of the target t. */
-static void run_move(int op, const nd_tensor *const *ops, const nd_tensor *t,
-                     int dim, const nd_tensor *ix, int base, double alpha) {
+/* Runs op over ops (3 headers of one shape) along dim of the target t.
+ * Returns nonzero when a gather met a position out of range. */
+static int run_move(int op, const nd_tensor *const *ops, const nd_tensor *t,
+                    int dim, const nd_tensor *ix, int base, double alpha) {
   move_ctx x = {t->size[dim], base, t->stride[dim] * nd_dtype_size(t->dtype),
-                op, 0, alpha};
+                op, 0, alpha, 0};
   nd_loop_fn fn;
   nd_iter it;
   if (op == MOVE_ADD) {
@@ -204,6 +217,7 @@ static void run_move(int op, const nd_tensor *const *ops, const nd_tensor *t,
   }
   nd_iter_init(&it, 3, ops);
   nd_iter_run(&it, fn, &x, 0, nd_iter_outer(&it));
+  return x.bad;
 }
 
 /* A borrowed header (no reference) of t with `size`, stride[dim] = 0. */
@@ -241,7 +255,8 @@ static const char *dim_name(char *buf, size_t n, const nd_err *e, int dim) {
 
 /* index_select when what follows dim is one contiguous block of at least
  * 16 elements (rows of a matrix, embedding lookups): a memcpy per index
- * entry. Returns 0 when the layout does not allow it. */
+ * entry. Returns 0 when the layout does not allow it, -1 on a position
+ * out of range, 1 when done. */
 static int select_blocks(const nd_tensor *out, const nd_tensor *t, int dim,
                          const nd_tensor *index, int64_t base) {
   int64_t inner = 1, es = nd_dtype_size(t->dtype);
@@ -255,12 +270,13 @@ static int select_blocks(const nd_tensor *out, const nd_tensor *t, int dim,
   const char *ip = nd_ptr(index), *tb = nd_ptr(t);
   char *o = nd_ptr(out);
   int i32 = index->dtype == ND_INT32;
-  if (nd_numel(out) == 0) return 1;
   for (;;) {
     for (int64_t j = 0; j < k; j++, o += bytes) {
       const char *q = ip + j * ist * (i32 ? 4 : 8);
       int64_t w = i32 ? *(const int32_t *)q : *(const int64_t *)q;
-      memcpy(o, tb + (w < 0 ? w + n : w - base) * ds, (size_t)bytes);
+      int64_t p = w < 0 ? w + n : w - base;
+      if ((uint64_t)p >= (uint64_t)n) return -1;
+      memcpy(o, tb + p * ds, (size_t)bytes);
     }
     int d = dim - 1;
     for (; d >= 0; d--) { /* odometer over the dims before dim */
@@ -284,19 +300,23 @@ nd_status nd_index_select(nd_err *e, nd_tensor *out, const nd_tensor *t,
   if (index->ndim != 1)
     return nd_fail(e, ND_EINVAL, "index_select: index must be 1-D, got %d "
                    "dims", index->ndim);
-  if (check_positions(e, "index_select", index, t->size[dim],
-                         dim_name(w, sizeof w, e, dim)))
-    return e->code;
   memcpy(size, t->size, sizeof(int64_t) * (size_t)t->ndim);
   size[dim] = index->size[0];
   if (nd_alloc_tensor(e, out, t->dtype, t->ndim, size, false))
     return e->code;
-  if (select_blocks(out, t, dim, index, e->base)) return ND_OK;
-  nd_tensor ix = spread_index(index, dim, t->ndim, size);
-  nd_tensor ln = line_view(t, dim, t->ndim, size);
-  const nd_tensor *ops[3] = {out, &ix, &ln};
-  run_move(MOVE_GATHER, ops, t, dim, index, e->base, 1);
-  return ND_OK;
+  /* an empty result visits no index entry: check them on their own */
+  int done = nd_numel(out) == 0 ? -1 : select_blocks(out, t, dim, index, e->base);
+  if (!done) {
+    nd_tensor ix = spread_index(index, dim, t->ndim, size);
+    nd_tensor ln = line_view(t, dim, t->ndim, size);
+    const nd_tensor *ops[3] = {out, &ix, &ln};
+    done = run_move(MOVE_GATHER, ops, t, dim, index, e->base, 1) ? -1 : 1;
+  }
+  if (done > 0 || !check_positions(e, "index_select", index, t->size[dim],
+                                   dim_name(w, sizeof w, e, dim)))
+    return ND_OK;
+  nd_release(out);
+  return e->code;
 }
 
 /* Same dims; index.size[d] <= t.size[d] for d != dim (PyTorch's rule),
@@ -335,14 +355,14 @@ nd_status nd_gather(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
   if (check_dim(e, "gather", dim, t->ndim) ||
       check_index_dtype(e, "gather", index) ||
       check_gather_shapes(e, "gather", t, dim, index, NULL) ||
-      check_positions(e, "gather", index, t->size[dim],
-                         dim_name(w, sizeof w, e, dim)) ||
       nd_alloc_tensor(e, out, t->dtype, index->ndim, index->size, false))
     return e->code;
   nd_tensor ln = line_view(t, dim, index->ndim, index->size);
   const nd_tensor *ops[3] = {out, index, &ln};
-  run_move(MOVE_GATHER, ops, t, dim, index, e->base, 1);
-  return ND_OK;
+  if (!run_move(MOVE_GATHER, ops, t, dim, index, e->base, 1)) return ND_OK;
+  nd_release(out);
+  return check_positions(e, "gather", index, t->size[dim],
+                         dim_name(w, sizeof w, e, dim));
 }
 
 nd_status nd_take(nd_err *e, nd_tensor *out, const nd_tensor *t,
@@ -350,9 +370,8 @@ nd_status nd_take(nd_err *e, nd_tensor *out, const nd_tensor *t,
   nd_tensor flat = ND_UNSET;
   int64_t n = nd_numel(t);
   memset(out, 0, sizeof *out);
-  if (check_positions(e, "take", index, n, "the flattened tensor"))
+  if (check_index_dtype(e, "take", index) || nd_contiguous(e, &flat, t))
     return e->code;
-  if (nd_contiguous(e, &flat, t)) return e->code;
   flat.ndim = 1;
   flat.size[0] = n;
   flat.stride[0] = 1;
@@ -365,13 +384,15 @@ nd_status nd_take(nd_err *e, nd_tensor *out, const nd_tensor *t,
   ln.ndim = index->ndim;
   for (int d = 0; d < ln.ndim; d++) { ln.size[d] = index->size[d]; ln.stride[d] = 0; }
   const nd_tensor *ops[3] = {out, index, &ln};
-  move_ctx x = {n, e->base, nd_dtype_size(t->dtype), MOVE_GATHER, 0, 1};
+  move_ctx x = {n, e->base, nd_dtype_size(t->dtype), MOVE_GATHER, 0, 1, 0};
   nd_iter it;
   nd_iter_init(&it, 3, ops);
   nd_iter_run(&it, move_loop(MOVE_GATHER, t->dtype, index->dtype), &x, 0,
               nd_iter_outer(&it));
   nd_release(&flat);
-  return ND_OK;
+  if (!x.bad) return ND_OK;
+  nd_release(out);
+  return check_positions(e, "take", index, n, "the flattened tensor");
 }
 
 /* ---- writing ops ---- */
