@@ -16,6 +16,7 @@ local m = nd.rand(N):lt(0.5)
 local bins = nd.zeros(1000)
 local bidx = nd.randint(1, 1001, { N })
 local ones = nd.ones(N)
+local ones_x = nd.ones(1):expand(N) -- the same ones without 8 MB to stream
 local A = nd.rand(1000, 1000)
 local G = nd.randint(1, 1001, { 1000, 1000 })
 local rows = nd.randint(1, 1001, { 1000 })
@@ -31,6 +32,7 @@ local t = lib.interleave({
   sugar = function() return a[m] end,
   masked_fill = function() a:masked_fill_(m, 0.5) end,
   scatter_add = function() bins:zero_(); bins:scatter_add_(1, bidx, ones) end,
+  scatter_add_x = function() bins:zero_(); bins:scatter_add_(1, bidx, ones_x) end,
   nonzero = function() return m:nonzero() end,
 })
 
@@ -63,6 +65,8 @@ lib.row("zero_ + scatter_add_ 1M ones -> 1000 bins", t.scatter_add, "np.bincount
   np("np.bincount(bidx, minlength=1000)"), 1.0)
 lib.row("zero_ + scatter_add_ 1M ones -> 1000 bins", t.scatter_add, "np.bincount(bidx, ones, 1000)",
   np("np.bincount(bidx, ones, 1000)"))
+lib.row("same, ones expanded from 1 element", t.scatter_add_x, "np.bincount(bidx, minlength=1000)",
+  np("np.bincount(bidx, minlength=1000)"), 1.0)
 lib.row("nonzero 1M bool, 50%", t.nonzero, "np.argwhere(m)", np("np.argwhere(m)"))
 
 -- The same cases in process CPU time (best of 9, os.clock and Python's
@@ -116,6 +120,8 @@ cpu_row("index_select rows 1000 of 1000x1000", function() return A:index_select(
 cpu_row("masked_select 1M float64, 50%", function() return a:masked_select(m) end, "a[m]", "mask", 1.0)
 cpu_row("masked_fill_ 1M float64, 50%", function() a:masked_fill_(m, 0.5) end, "a[m] = 0.5", "fill")
 cpu_row("zero_ + scatter_add_ 1M ones -> 1000 bins", function() bins:zero_(); bins:scatter_add_(1, bidx, ones) end,
+  "np.bincount(bidx, minlength=1000)", "bincount", 1.0)
+cpu_row("same, ones expanded from 1 element", function() bins:zero_(); bins:scatter_add_(1, bidx, ones_x) end,
   "np.bincount(bidx, minlength=1000)", "bincount", 1.0)
 cpu_row("nonzero 1M bool, 50%", function() return m:nonzero() end, "np.argwhere(m)", "argwhere")
 cpu_row("clone 1M float64 (fresh 8 MB result)", function() return a:clone() end, "a.copy()", "copy")

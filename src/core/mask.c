@@ -199,6 +199,23 @@ nd_status nd_masked_scatter(nd_err *e, const nd_tensor *t,
     for (int64_t i = 0; i < n; i++) f[i] = *(const T *)(p + i * st) != 0;  \
   }
 ND_DTYPES(NZ_ROW)
+/* Nonzero count of a run (any order: nd_iter merges what it can). */
+#define NZ_COUNT(E, name, T, kind)                                          \
+  static void nzc_##name(char **p, const int64_t *st, int64_t n, void *c) { \
+    int64_t k = 0;                                                          \
+    if (st[0] == sizeof(T))                                                 \
+      for (int64_t i = 0; i < n; i++) k += ((const T *)p[0])[i] != 0;       \
+    else                                                                    \
+      for (int64_t i = 0; i < n; i++)                                       \
+        k += *(const T *)(p[0] + i * st[0]) != 0;                           \
+    *(int64_t *)c += k;                                                     \
+  }
+ND_DTYPES(NZ_COUNT)
+static const nd_loop_fn nz_counts[] = {
+#define NZC_ENTRY(E, name, T, kind) nzc_##name,
+    ND_DTYPES(NZC_ENTRY)
+#undef NZC_ENTRY
+};
 typedef void (*nz_fn)(const char *, int64_t, int64_t, uint8_t *);
 static const nz_fn nz_rows[] = {
 #define NZ_ENTRY(E, name, T, kind) nz_##name,
@@ -238,14 +255,6 @@ static nd_status each_row(nd_err *e, const nd_tensor *t, row_fn fn,
   }
 }
 
-static void count_row(const int64_t *idx, const uint8_t *f, int64_t n,
-                      void *c) {
-  int64_t k = 0;
-  (void)idx;
-  for (int64_t i = 0; i < n; i++) k += f[i];
-  *(int64_t *)c += k;
-}
-
 typedef struct {
   int64_t *out, j, cap; /* the cursor in rows of ndim, and the row count */
   int ndim;
@@ -281,7 +290,10 @@ static void write_row(const int64_t *idx, const uint8_t *f, int64_t n,
 nd_status nd_nonzero(nd_err *e, nd_tensor *out, const nd_tensor *t) {
   int64_t n = 0;
   memset(out, 0, sizeof *out);
-  each_row(e, t, count_row, &n);
+  nd_iter it;
+  const nd_tensor *ops[1] = {t};
+  nd_iter_init(&it, 1, ops);
+  nd_iter_run(&it, nz_counts[t->dtype], &n, 0, nd_iter_outer(&it));
   int64_t size[2] = {n, t->ndim};
   if (nd_alloc_tensor(e, out, ND_INT64, 2, size, false)) return e->code;
   nz_ctx x = {(int64_t *)nd_ptr(out), 0, n, t->ndim, e->base};
