@@ -185,6 +185,19 @@ describe("indexing errors", function()
     assert_error_matches(function() m:gather(1, I { { 4 } }) end, "gather", "index 4", "size 3")
     assert_error_matches(function() m:take(I { 13 }) end, "take", "index 13", "size 12")
     assert_error_matches(function() m:take(I { -13 }) end, "take", "index -13")
+    -- the edges, in both index dtypes, contiguous and strided
+    for _, dt in ipairs({ "int32", "int64" }) do
+      local v = nd.arange(5)
+      assert.same({ 4, 0 }, v:index_select(1, nd.tensor({ 5, -5 }, dt)):totable())
+      assert.same({ 4, 0 }, v:index_select(1, nd.tensor({ 5, 9, -5 }, dt)[{ { 1, 3, 2 } }]):totable())
+      for _, bad in ipairs({ 6, -6, 0, dt == "int32" and -2 ^ 31 or -2 ^ 63, 2 ^ 31 - 1 }) do
+        assert_error_matches(function() v:index_select(1, nd.tensor({ 1, bad }, dt)) end, "index_select")
+        assert_error_matches(function() nd.zeros(5):scatter_add_(1, nd.tensor({ 1, bad }, dt), nd.ones(2)) end,
+          "scatter_add_")
+      end
+      assert_error_matches(function() nd.zeros(0):scatter_(1, nd.tensor({ 1 }, dt), 1) end, "scatter_", "size 0")
+      assert_error_matches(function() nd.zeros(0):index_fill_(1, nd.tensor({ -1 }, dt), 1) end, "index_fill_")
+    end
     -- also when the result is empty, and on the row-block path
     assert_error_matches(function() nd.zeros(0, 3):index_select(2, I { 5 }) end, "index_select", "index 5")
     assert_error_matches(function() nd.zeros(2, 30):index_select(1, I { 1, 3 }) end, "index_select", "index 3")
