@@ -46,25 +46,25 @@ return function(ext)
   end)
 
   if not ext.ffi then return end
-  local ffi, lib, header, err = ext.ffi, ext.lib, ext.header, ext.err
-  ffi.cdef [[
-    int nd_binary_tensors(nd_err *e, nd_tensor *out, int mode, int op,
-                          const nd_tensor *a, const nd_tensor *b);
-  ]]
-  if not pcall(function() return lib.nd_binary_tensors end) then return end
+  local ffi, lib, live, err = ext.ffi, ext.lib, ext.live, ext.err
   local ND_OUT = 1
   local ops = { add = 0, sub = 1, mul = 2, div = 3, pow = 4, maximum = 5,
     minimum = 6, eq = 7, ne = 8, lt = 9, le = 10, gt = 11, ge = 12 }
   for name, op in pairs(ops) do
     local slow = C[name]
-    define(name, function(a, b, out)
-      if out ~= nil and getmt(a) == mt and getmt(b) == mt and getmt(out) == mt then
-        if lib.nd_binary_tensors(err, header(out), ND_OUT, op, header(a), header(b)) ~= 0 then
-          error(ffi.string(err.msg), 2)
+    local function f(a, b, out)
+      if out ~= nil then
+        local ha, hb, ho = live(a), live(b), live(out)
+        if ha and hb and ho then
+          if lib.binary_tensors(err, ho, ND_OUT, op, ha, hb) ~= 0 then
+            error(ffi.string(err.msg), 2)
+          end
+          return out
         end
-        return out
       end
       return slow(a, b, out)
-    end)
+    end
+    ext.fast(nd, name, f, slow)
+    ext.fast(methods, name, f, slow)
   end
 end

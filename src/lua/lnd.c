@@ -1,8 +1,6 @@
 /* luaopen_nd: the tensor metatable, argument helpers, and the loader that
  * runs the Lua layer (lua/ *.lua, compiled in) over the C functions. */
-#define _GNU_SOURCE /* dladdr */
 #include "lnd.h"
-#include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,29 +18,69 @@ extern const struct nd_lua_source {
 #define ndL_load(L, b, n, name, mode) luaL_loadbuffer(L, b, n, name)
 #endif
 
+/* A tensor userdata: a type tag, then the header. The tag is what makes
+ * an object an nd tensor -- not its metatable, which debug.setmetatable can
+ * put on any userdata -- and it is checked together with the userdata's
+ * size, so a foreign userdata is never read past its end. A released
+ * tensor keeps its block (the collector owns it) with the tag NDL_DEAD and
+ * an unset header. The tags derive from an address inside this copy of nd,
+ * so a tensor of another copy of nd in the process is foreign. lua/ffi.lua
+ * declares the same struct and reads the tag before every fast path. */
+static const char tag_anchor = 0;
+#define NDL_TAG_MASK ((UINT64_C(1) << 52) - 1) /* exact as a Lua number */
+static uint64_t tag_live(void) {
+  return (((uint64_t)(uintptr_t)&tag_anchor ^ UINT64_C(0x6e6454656e736f72)) &
+          NDL_TAG_MASK) | (UINT64_C(1) << 52);
+}
+#define NDL_LIVE tag_live()
+#define NDL_DEAD (NDL_LIVE ^ 1)
+
 nd_tensor *ndL_new(lua_State *L) {
-  nd_tensor *t = lua_newuserdata(L, sizeof *t);
-  memset(t, 0, sizeof *t);
+  ndL_obj *o = lua_newuserdata(L, sizeof *o);
+  memset(o, 0, sizeof *o);
+  o->tag = NDL_LIVE;
   luaL_getmetatable(L, NDL_TENSOR);
   lua_setmetatable(L, -2);
-  return t;
+  return &o->t;
+}
+
+ndL_obj *ndL_object(lua_State *L, int idx) {
+  if (lua_type(L, idx) != LUA_TUSERDATA ||
+      lua_objlen(L, idx) < sizeof(ndL_obj))
+    return NULL;
+  ndL_obj *o = lua_touserdata(L, idx);
+  return o->tag == NDL_LIVE || o->tag == NDL_DEAD ? o : NULL;
 }
 
 nd_tensor *ndL_test(lua_State *L, int idx) {
-  nd_tensor *t = lua_touserdata(L, idx);
-  if (!t || !lua_getmetatable(L, idx)) return NULL;
-  luaL_getmetatable(L, NDL_TENSOR);
-  int ok = lua_rawequal(L, -1, -2);
-  lua_pop(L, 2);
-  return ok && t->storage ? t : NULL;
+  ndL_obj *o = ndL_object(L, idx);
+  return o && o->tag == NDL_LIVE && o->t.storage ? &o->t : NULL;
+}
+
+const char *ndL_typename(lua_State *L, int idx) {
+  ndL_obj *o = ndL_object(L, idx);
+  if (o && o->tag == NDL_DEAD) return "released tensor";
+  return lua_typename(L, lua_type(L, idx));
 }
 
 nd_tensor *ndL_check(lua_State *L, int idx, const char *fn) {
   nd_tensor *t = ndL_test(L, idx);
-  if (!t)
+  if (t) return t;
+  if (ndL_object(L, idx))
+    ndL_error(L, "%s: argument %d is a released tensor (t:release() was "
+               "called on it)", fn, idx);
+  else
     ndL_error(L, "%s: argument %d must be a tensor, got %s", fn, idx,
                luaL_typename(L, idx));
-  return t;
+  return NULL;
+}
+
+/* Drops the object's reference now; later uses raise. Idempotent, and a
+ * no-op on anything that is not an nd tensor (__gc may be called by hand). */
+static void drop(ndL_obj *o) {
+  if (!o || o->tag != NDL_LIVE) return;
+  o->tag = NDL_DEAD;
+  nd_release(&o->t);
 }
 
 /* Pushes "file:line: " of the user's code that called into nd: the first
@@ -97,7 +135,8 @@ int ndL_raise_as(lua_State *L, const char *fn, const nd_err *e) {
  * tensor bytes, so dropped tensors wait for at most that much more. */
 void ndL_charge(lua_State *L, const nd_tensor *t) {
   static const char key = 0;
-  if (!t->storage || t->storage->refs != 1) return;
+  if (!t->storage || __atomic_load_n(&t->storage->refs, __ATOMIC_ACQUIRE) != 1)
+    return;
   lua_pushlightuserdata(L, (void *)&key);
   lua_rawget(L, LUA_REGISTRYINDEX);
   int64_t *debt = lua_touserdata(L, -1);
@@ -114,6 +153,7 @@ void ndL_charge(lua_State *L, const nd_tensor *t) {
   int64_t kb = *debt >> 10;
   *debt = 0;
   lua_gc(L, LUA_GCSTEP, (int)(kb > 1 << 30 ? 1 << 30 : kb));
+  ndL_sweep_owners(L);
 }
 
 int64_t ndL_int(lua_State *L, int idx, const char *fn, const char *what) {
@@ -281,9 +321,31 @@ void ndL_set_elem(lua_State *L, int vidx, const nd_tensor *t,
 }
 
 static int l_gc(lua_State *L) {
-  nd_tensor *t = lua_touserdata(L, 1);
-  if (t) nd_release(t);
+  drop(ndL_object(L, 1));
   return 0;
+}
+
+/* t:release() (and __close): the storage goes when no other view holds it. */
+static int l_release(lua_State *L) {
+  ndL_obj *o = ndL_object(L, 1);
+  if (!o) ndL_check(L, 1, "release");
+  drop(o);
+  return 0;
+}
+
+/* "live", "released", or nil for anything else (printing, nd.layout). */
+static int l_state(lua_State *L) {
+  ndL_obj *o = ndL_object(L, 1);
+  if (!o) return 0;
+  lua_pushstring(L, o->tag == NDL_LIVE ? "live" : "released");
+  return 1;
+}
+
+/* check(t, fn): t, or the error ndL_check raises naming fn (Lua layer). */
+static int l_check(lua_State *L) {
+  ndL_check(L, 1, luaL_checkstring(L, 2));
+  lua_settop(L, 1);
+  return 1;
 }
 
 /* Runs lua/NAME.lua with (C functions table, loader) and returns what it
@@ -314,15 +376,6 @@ static int l_modules(lua_State *L) {
   return 1;
 }
 
-/* The file this module was loaded from, so LuaJIT's FFI can bind the C
- * API's symbols (ffi.load) without them being global. */
-static int l_library_path(lua_State *L) {
-  Dl_info info;
-  if (!dladdr((void *)luaopen_nd, &info) || !info.dli_fname) return 0;
-  lua_pushstring(L, info.dli_fname);
-  return 1;
-}
-
 /* sizeof the structs lua/ffi.lua declares again for LuaJIT's FFI: a layout
  * that drifted from nd.h turns the FFI paths off instead of corrupting. */
 static int l_struct_sizes(lua_State *L) {
@@ -333,14 +386,52 @@ static int l_struct_sizes(lua_State *L) {
   lua_setfield(L, -2, "nd_err");
   lua_pushinteger(L, (lua_Integer)sizeof(nd_blas_plan));
   lua_setfield(L, -2, "nd_blas_plan");
+  lua_pushinteger(L, (lua_Integer)sizeof(ndL_obj));
+  lua_setfield(L, -2, "nd_lobj");
   return 1;
 }
 
+/* The C functions lua/ffi.lua calls, handed over as one pointer so the FFI
+ * needs no symbol lookup (a host linking nd statically, without
+ * -rdynamic, keeps the fast paths). Append only: ffi.lua declares it. */
+static const struct {
+  void *(*data)(const nd_tensor *);
+  int (*has_internal_overlap)(const nd_tensor *);
+  nd_status (*matmul_plan)(nd_err *, nd_blas_plan *, const nd_tensor *,
+                           const nd_tensor *, const nd_tensor *);
+  nd_status (*matmul_run)(nd_err *, const nd_blas_plan *, const nd_tensor *,
+                          const nd_tensor *, const nd_tensor *);
+  nd_status (*binary_tensors)(nd_err *, nd_tensor *, int, int,
+                              const nd_tensor *, const nd_tensor *);
+  nd_status (*binary)(nd_err *, nd_tensor *, int, int, const nd_operand *,
+                      const nd_operand *);
+  nd_status (*unary)(nd_err *, nd_tensor *, int, int, const nd_tensor *);
+} ffi_api = {nd_data, nd_has_internal_overlap, nd_matmul_plan, nd_matmul_run,
+             nd_binary_tensors, nd_binary, nd_unary};
+
+static int l_ffi_api(lua_State *L) {
+  lua_pushlightuserdata(L, (void *)&ffi_api);
+  return 1;
+}
+
+/* The tags lua/ffi.lua compares (below 2^53: exact as numbers). */
+static int l_tags(lua_State *L) {
+  lua_pushnumber(L, (lua_Number)NDL_LIVE);
+  lua_pushnumber(L, (lua_Number)NDL_DEAD);
+  return 2;
+}
+
 int luaopen_nd(lua_State *L) {
-  static const luaL_Reg mt[] = {{"__gc", l_gc}, {NULL, NULL}};
+  static const luaL_Reg mt[] = {{"__gc", l_gc}, {"__close", l_release},
+                                {NULL, NULL}};
+  static const luaL_Reg fns[] = {{"release", l_release}, {"state", l_state},
+                                 {"check", l_check}, {"tags", l_tags},
+                                 {"ffi_api", l_ffi_api},
+                                 {NULL, NULL}};
   luaL_newmetatable(L, NDL_TENSOR);
   ndL_register(L, mt);
   lua_newtable(L); /* C: the raw functions, which lua/nd.lua arranges */
+  ndL_register(L, fns);
   ndL_open_tensor(L);
   ndL_open_construct(L);
   ndL_open_views(L);
@@ -348,14 +439,15 @@ int luaopen_nd(lua_State *L) {
   ndL_open_ops(L);
   ndL_open_matmul(L);
   ndL_open_io(L);
+  ndL_open_wrap(L);
   lua_pushcfunction(L, l_modules);
   lua_setfield(L, -2, "modules");
-  lua_pushcfunction(L, l_library_path);
-  lua_setfield(L, -2, "library_path");
   lua_pushcfunction(L, l_struct_sizes);
   lua_setfield(L, -2, "struct_sizes");
   lua_pushvalue(L, -2);
   lua_setfield(L, -2, "metatable");
+  luaL_newmetatable(L, "nd.Shared"); /* survives reloads (lua/ffi.lua) */
+  lua_setfield(L, -2, "shared");
   luaL_newmetatable(L, "nd.SizeTable"); /* size()/stride() tables */
   lua_setfield(L, -2, "size_metatable");
   lua_pushvalue(L, -1);
