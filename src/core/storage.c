@@ -39,14 +39,33 @@ void nd_set_allocator(nd_alloc_fn alloc, nd_free_fn fr, void *ud) {
 
 /* Storage from the allocator remembers which free() it needs, so the hook
  * may change while tensors from the previous one are alive. Wrapped
- * storage (nd_wrap) is a bare nd_storage with a release callback. With the
- * default allocator, buffers below HUGE_MIN share one malloc() with their
- * header (free == NULL): half the malloc/free calls of a small tensor. */
+ * storage (nd_wrap) has a release callback instead. Headers come from the
+ * hook too (hfree frees them). With the default allocator, buffers below
+ * HUGE_MIN share one block with their header (free == NULL): half the
+ * allocator calls of a small tensor. */
 typedef struct owned {
-  nd_storage s; /* first: an nd_storage* is an owned* when release == NULL */
-  nd_free_fn free;
+  nd_storage s; /* first: an nd_storage* is an owned* */
+  nd_free_fn free, hfree;
   void *ud;
 } owned;
+
+/* A header block of sizeof(owned) + extra bytes from the current hook. */
+static owned *header_new(size_t extra) {
+  owned *o = A.alloc(sizeof *o + extra, 16, A.ud);
+  if (!o) return NULL;
+  memset(o, 0, sizeof *o);
+  o->hfree = A.free;
+  o->ud = A.ud;
+  return o;
+}
+static void header_free(owned *o, size_t extra) {
+  o->hfree(o, sizeof *o + extra, o->ud);
+}
+
+nd_storage *nd_storage_header(void) {
+  owned *o = header_new(0);
+  return o ? &o->s : NULL;
+}
 
 /* The machine's physical memory, asked once: sysconf(_SC_PHYS_PAGES) is a
  * sysinfo() system call, which cost more than the rest of a small
@@ -80,7 +99,8 @@ nd_status nd_storage_new(nd_err *e, nd_storage **out, int64_t nbytes,
 #else
   bool together = A.alloc == default_alloc && nbytes < HUGE_MIN;
 #endif
-  owned *o = malloc(sizeof *o + (together ? ND_ALIGN - 1 + (size_t)nbytes : 0));
+  size_t extra = together ? ND_ALIGN - 1 + (size_t)nbytes : 0;
+  owned *o = header_new(extra);
   if (!o)
     return nd_fail(e, ND_ENOMEM,
                    "empty: not enough memory: %lld bytes requested",
@@ -88,7 +108,6 @@ nd_status nd_storage_new(nd_err *e, nd_storage **out, int64_t nbytes,
   nd_storage *s = &o->s;
   size_t align = nbytes >= HUGE_MIN ? HUGE_ALIGN : ND_ALIGN;
   o->free = together ? NULL : A.free;
-  o->ud = A.ud;
   if (together) {
     uintptr_t p = (uintptr_t)(o + 1);
     s->data = (void *)((p + ND_ALIGN - 1) & ~(uintptr_t)(ND_ALIGN - 1));
@@ -96,7 +115,7 @@ nd_status nd_storage_new(nd_err *e, nd_storage **out, int64_t nbytes,
     s->data = A.alloc((size_t)nbytes, align, A.ud);
   }
   if (!s->data) {
-    free(o);
+    header_free(o, extra);
     return nd_fail(e, ND_ENOMEM,
                    "empty: not enough memory: %lld bytes requested",
                    (long long)nbytes);
@@ -116,11 +135,14 @@ void nd_storage_retain(nd_storage *s) {
 
 void nd_storage_release(nd_storage *s) {
   if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+  owned *o = (owned *)s;
+  size_t extra = 0;
   if (s->release) {
     s->release(s->data, s->ctx); /* wrapped host memory */
+  } else if (o->free) {
+    o->free(s->data, (size_t)s->nbytes, o->ud);
   } else {
-    owned *o = (owned *)s;
-    if (o->free) o->free(s->data, (size_t)s->nbytes, o->ud);
+    extra = ND_ALIGN - 1 + (size_t)s->nbytes; /* elements in the block */
   }
-  free(s);
+  header_free(o, extra);
 }
