@@ -40,6 +40,12 @@ describe("FFI fast paths", function()
       local x, y, z = nd.ones(3), nd.arange(3, "float64"), nd.zeros(3)
       nd.add(x, y, z); r[#r + 1] = z:sum()
       nd.mul(x, 2, z); r[#r + 1] = z:sum()
+      nd.sub(10, y, z); r[#r + 1] = z:sum()
+      local f32 = nd.zeros(3, "float32")
+      nd.mul(nd.ones(3, "float32"), 0.016, f32); r[#r + 1] = f32:get(1)
+      local i32 = nd.zeros(3, "int32")
+      nd.add(nd.ones(3, "int32"), 2 ^ 40, i32); r[#r + 1] = i32:get(1) -- wraps as C does
+      r[#r + 1] = select(2, pcall(nd.mul, i32, 2.5, i32)):match("mul:.*")
       local ok, err = pcall(nd.add, x, y, nd.zeros(4))
       r[#r + 1] = ok; r[#r + 1] = err:match("add:.*")
       return r
