@@ -2,6 +2,7 @@
  * 2 MiB alignment and MADV_HUGEPAGE, as NumPy's do; requests beyond the
  * machine's physical memory fail at once instead of being overcommitted. */
 #include "core.h"
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -29,7 +30,96 @@ static struct {
   void *ud;
 } A = {default_alloc, default_free, NULL};
 
+/* A size-class cache of recently freed small-storage blocks (header and
+ * elements together, default allocator only, 4 KiB < block < HUGE_MIN), so
+ * temporaries reuse warm memory instead of faulting fresh pages (and
+ * malloc's mmap/munmap past its threshold). A block enters the cache only
+ * when its last reference goes, so no view can reach a cached block. Off
+ * when ND_NO_CACHE is set in the environment (valgrind runs), under ASan
+ * (no together blocks there) and with a custom allocator (the failure sweep
+ * sees every allocation); nd_set_allocator flushes it. Four classes per
+ * power of two (at most 25% slack); at most CACHE_PER blocks per class and
+ * CACHE_BYTES in all. */
+#define CACHE_MIN ((size_t)4096)
+#define CACHE_CLASSES 44
+#define CACHE_PER 8
+#define CACHE_BYTES ((size_t)64 << 20)
+static struct {
+  pthread_mutex_t mu;
+  void *head[CACHE_CLASSES];
+  int count[CACHE_CLASSES];
+  size_t bytes;
+  int on; /* 0 unknown, 1 on, -1 off */
+} cache = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, 0, 0};
+
+/* The class of a block of n bytes (n > CACHE_MIN) and its rounded size. */
+static int size_class(size_t n, size_t *cap) {
+  int lg = 63 - __builtin_clzll((unsigned long long)(n - 1));
+  size_t base = (size_t)1 << lg, q = base / 4, k = (n - base + q - 1) / q;
+  *cap = base + k * q;
+  int c = (lg - 12) * 4 + (int)k - 1;
+  return c >= 0 && c < CACHE_CLASSES ? c : -1;
+}
+
+static int cache_on(void) {
+  int on = __atomic_load_n(&cache.on, __ATOMIC_RELAXED);
+  if (!on) {
+    on = getenv("ND_NO_CACHE") ? -1 : 1;
+    __atomic_store_n(&cache.on, on, __ATOMIC_RELAXED);
+  }
+  return on > 0;
+}
+
+/* A block of at least n bytes for a together storage. */
+static void *block_alloc(size_t n) {
+  size_t cap;
+  int c = n > CACHE_MIN && cache_on() ? size_class(n, &cap) : -1;
+  if (c < 0) return default_alloc(n, 16, NULL);
+  pthread_mutex_lock(&cache.mu);
+  void *p = cache.head[c];
+  if (p) {
+    cache.head[c] = *(void **)p;
+    cache.count[c]--;
+    cache.bytes -= cap;
+  }
+  pthread_mutex_unlock(&cache.mu);
+  return p ? p : default_alloc(cap, 16, NULL);
+}
+
+static void block_free(void *p, size_t n) {
+  size_t cap;
+  int c = n > CACHE_MIN && cache_on() ? size_class(n, &cap) : -1;
+  if (c >= 0) {
+    pthread_mutex_lock(&cache.mu);
+    int kept = cache.count[c] < CACHE_PER && cache.bytes + cap <= CACHE_BYTES;
+    if (kept) {
+      *(void **)p = cache.head[c];
+      cache.head[c] = p;
+      cache.count[c]++;
+      cache.bytes += cap;
+    }
+    pthread_mutex_unlock(&cache.mu);
+    if (kept) return;
+  }
+  free(p);
+}
+
+static void cache_flush(void) {
+  pthread_mutex_lock(&cache.mu);
+  for (int c = 0; c < CACHE_CLASSES; c++) {
+    while (cache.head[c]) {
+      void *p = cache.head[c];
+      cache.head[c] = *(void **)p;
+      free(p);
+    }
+    cache.count[c] = 0;
+  }
+  cache.bytes = 0;
+  pthread_mutex_unlock(&cache.mu);
+}
+
 void nd_set_allocator(nd_alloc_fn alloc, nd_free_fn fr, void *ud) {
+  cache_flush();
   if (alloc && fr) {
     A.alloc = alloc; A.free = fr; A.ud = ud;
   } else {
@@ -51,7 +141,8 @@ typedef struct owned {
 
 /* A header block of sizeof(owned) + extra bytes from the current hook. */
 static owned *header_new(size_t extra) {
-  owned *o = A.alloc(sizeof *o + extra, 16, A.ud);
+  owned *o = extra ? block_alloc(sizeof *o + extra)
+                   : A.alloc(sizeof *o, 16, A.ud);
   if (!o) return NULL;
   memset(o, 0, sizeof *o);
   o->hfree = A.free;
@@ -59,7 +150,10 @@ static owned *header_new(size_t extra) {
   return o;
 }
 static void header_free(owned *o, size_t extra) {
-  o->hfree(o, sizeof *o + extra, o->ud);
+  if (extra)
+    block_free(o, sizeof *o + extra);
+  else
+    o->hfree(o, sizeof *o + extra, o->ud);
 }
 
 nd_storage *nd_storage_header(void) {
