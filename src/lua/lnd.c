@@ -39,7 +39,9 @@ nd_tensor *ndL_new(lua_State *L) {
   ndL_obj *o = lua_newuserdata(L, sizeof *o);
   memset(o, 0, sizeof *o);
   o->tag = NDL_LIVE;
-  luaL_getmetatable(L, NDL_TENSOR);
+  /* The metatable under a light userdata key: no string interning. */
+  lua_pushlightuserdata(L, (void *)&tag_anchor);
+  lua_rawget(L, LUA_REGISTRYINDEX);
   lua_setmetatable(L, -2);
   return &o->t;
 }
@@ -433,6 +435,9 @@ int luaopen_nd(lua_State *L) {
                                  {NULL, NULL}};
   luaL_newmetatable(L, NDL_TENSOR);
   ndL_register(L, mt);
+  lua_pushlightuserdata(L, (void *)&tag_anchor); /* ndL_new's key */
+  lua_pushvalue(L, -2);
+  lua_rawset(L, LUA_REGISTRYINDEX);
   lua_newtable(L); /* C: the raw functions, which lua/nd.lua arranges */
   ndL_register(L, fns);
   ndL_open_tensor(L);
