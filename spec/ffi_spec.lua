@@ -32,7 +32,8 @@ describe("FFI fast paths", function()
       local big = nd.tensor({ 1, 2 }, "int64")
       big[1] = 2 ^ 60 + 0 -- exact in a double
       r[#r + 1] = tostring(big:get(1)); r[#r + 1] = tostring(big[1]); r[#r + 1] = tostring(big:narrow(1, 1, 1):item())
-      local v = nd.zeros(2, "int64"); v:set(1, 1LL * 2 ^ 62 + 1); v[2] = 7LL
+      local I = require("ffi").typeof("int64_t")
+      local v = nd.zeros(2, "int64"); v:set(1, I(2 ^ 62) + 1); v[2] = I(7)
       r[#r + 1] = tostring(v:get(1)); r[#r + 1] = tostring(v[2])
       r[#r + 1] = m:get(2, 3); r[#r + 1] = m[{ 3, 4 }]; m:set(1, 1, 9); r[#r + 1] = m[1][1]
       local a, b, o = nd.rand(4, 4), nd.rand(4, 4), nd.zeros(4, 4)
