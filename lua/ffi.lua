@@ -140,7 +140,10 @@ return function(ext)
   local check = C.check
   local function cdata(t)
     local h = live(t)
-    if not h then check(t, "cdata") end
+    if not h then -- C raises unless t is live (then only light userdata were forged)
+      check(t, "cdata")
+      h = cast(obj_ptr, t).t
+    end
     return cast(elem_ptr[h.dtype], lib.data(h))
   end
   ext.nd.cdata = cdata
