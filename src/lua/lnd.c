@@ -140,7 +140,10 @@ int ndL_raise_as(lua_State *L, const char *fn, const nd_err *e) {
  * at 16 MiB each new result was cold memory, 8x slower than with out=. */
 void ndL_charge(lua_State *L, const nd_tensor *t) {
   static const char key = 0;
-  if (!t->storage || __atomic_load_n(&t->storage->refs, __ATOMIC_ACQUIRE) != 1)
+  /* Elements smaller than the userdata header are paced by the Lua heap
+   * already (within 2x): skip the registry lookup for small tensors. */
+  if (!t->storage || t->storage->nbytes < (int64_t)sizeof(ndL_obj) ||
+      __atomic_load_n(&t->storage->refs, __ATOMIC_ACQUIRE) != 1)
     return;
   lua_pushlightuserdata(L, (void *)&key);
   lua_rawget(L, LUA_REGISTRYINDEX);
