@@ -5,7 +5,7 @@
 --  * ext.lib is the table of nd's C functions that the module hands over
 --    (C.ffi_api): no symbol lookup, so a host that links nd statically
 --    without -rdynamic keeps the fast paths;
---  * every FFI type is declared once per process under an "ndffi1_" name
+--  * every FFI type is declared once per process under an "ndffi2_" name
 --    and only when missing: a second luaopen_nd, a hot reload
 --    (package.loaded.nd = nil; require "nd") or a host's own nd_err never
 --    clash; sizes are checked against C's (a drift turns the FFI off);
@@ -47,72 +47,74 @@ return function(ext)
   local ok, ffi = pcall(require, "ffi")
   if not ok then return end
   local decls = {
-    ndffi1_err = "typedef struct ndffi1_err { int code; int base; char msg[512]; } ndffi1_err;",
-    ndffi1_storage = [[typedef struct ndffi1_storage {
+    ndffi2_err = "typedef struct ndffi2_err { int code; int base; char msg[512]; } ndffi2_err;",
+    ndffi2_storage = [[typedef struct ndffi2_storage {
       void *data; int64_t nbytes; long refs;
       void (*release)(void *data, void *ctx); void *ctx;
-    } ndffi1_storage;]],
-    ndffi1_tensor = [[typedef struct ndffi1_tensor {
-      ndffi1_storage *storage; int64_t offset; int32_t dtype; int32_t ndim;
+    } ndffi2_storage;]],
+    ndffi2_tensor = [[typedef struct ndffi2_tensor {
+      ndffi2_storage *storage; int64_t offset; int32_t dtype; int32_t ndim;
       int64_t size[16]; int64_t stride[16];
-    } ndffi1_tensor;]],
-    ndffi1_lobj = "typedef struct ndffi1_lobj { uint64_t tag; ndffi1_tensor t; } ndffi1_lobj;",
-    ndffi1_plan = [[typedef struct ndffi1_plan {
+    } ndffi2_tensor;]],
+    ndffi2_lobj = "typedef struct ndffi2_lobj { uint64_t tag; ndffi2_tensor *t; void *free; void *ud; } ndffi2_lobj;",
+    ndffi2_plan = [[typedef struct ndffi2_plan {
       int routine, dtype, col_major; char transa, transb;
       int64_t m, n, k, lda, ldb, ldc, incx, incy, batch;
       int copies, ndim; int64_t size[16];
       int64_t M, N, K; int nbd; int64_t bsize[16], bstride[3][16];
       int64_t mstride[3][2], origin[3];
-    } ndffi1_plan;]],
-    ndffi1_operand = [[typedef struct ndffi1_operand {
-      const ndffi1_tensor *t; int dtype; double f; int64_t i;
-    } ndffi1_operand;]],
-    ndffi1_api = [[typedef struct ndffi1_api {
-      void *(*data)(const ndffi1_tensor *);
-      int (*has_internal_overlap)(const ndffi1_tensor *);
-      int (*matmul_plan)(ndffi1_err *, ndffi1_plan *, const ndffi1_tensor *,
-                         const ndffi1_tensor *, const ndffi1_tensor *);
-      int (*matmul_run)(ndffi1_err *, const ndffi1_plan *, const ndffi1_tensor *,
-                        const ndffi1_tensor *, const ndffi1_tensor *);
-      int (*binary_tensors)(ndffi1_err *, ndffi1_tensor *, int, int,
-                            const ndffi1_tensor *, const ndffi1_tensor *);
-      int (*binary)(ndffi1_err *, ndffi1_tensor *, int, int,
-                    const ndffi1_operand *, const ndffi1_operand *);
-      int (*unary)(ndffi1_err *, ndffi1_tensor *, int, int, const ndffi1_tensor *);
-    } ndffi1_api;]],
+    } ndffi2_plan;]],
+    ndffi2_operand = [[typedef struct ndffi2_operand {
+      const ndffi2_tensor *t; int dtype; double f; int64_t i;
+    } ndffi2_operand;]],
+    ndffi2_api = [[typedef struct ndffi2_api {
+      void *(*data)(const ndffi2_tensor *);
+      int (*has_internal_overlap)(const ndffi2_tensor *);
+      int (*matmul_plan)(ndffi2_err *, ndffi2_plan *, const ndffi2_tensor *,
+                         const ndffi2_tensor *, const ndffi2_tensor *);
+      int (*matmul_run)(ndffi2_err *, const ndffi2_plan *, const ndffi2_tensor *,
+                        const ndffi2_tensor *, const ndffi2_tensor *);
+      int (*binary_tensors)(ndffi2_err *, ndffi2_tensor *, int, int,
+                            const ndffi2_tensor *, const ndffi2_tensor *);
+      int (*binary)(ndffi2_err *, ndffi2_tensor *, int, int,
+                    const ndffi2_operand *, const ndffi2_operand *);
+      int (*unary)(ndffi2_err *, ndffi2_tensor *, int, int, const ndffi2_tensor *);
+    } ndffi2_api;]],
   }
-  local order = { "ndffi1_err", "ndffi1_storage", "ndffi1_tensor", "ndffi1_lobj",
-    "ndffi1_plan", "ndffi1_operand", "ndffi1_api" }
+  local order = { "ndffi2_err", "ndffi2_storage", "ndffi2_tensor", "ndffi2_lobj",
+    "ndffi2_plan", "ndffi2_operand", "ndffi2_api" }
   for _, name in ipairs(order) do
     if not pcall(ffi.typeof, name) then
       if not pcall(ffi.cdef, decls[name]) then return end
     end
   end
   local sizes = C.struct_sizes()
-  local mine = { nd_tensor = "ndffi1_tensor", nd_err = "ndffi1_err",
-    nd_blas_plan = "ndffi1_plan", nd_lobj = "ndffi1_lobj" }
+  local mine = { nd_tensor = "ndffi2_tensor", nd_err = "ndffi2_err",
+    nd_blas_plan = "ndffi2_plan", nd_lobj = "ndffi2_lobj" }
   for cname, size in pairs(sizes) do
     local n = mine[cname]
     if not n or ffi.sizeof(n) ~= size then return end -- nd.h drifted: no FFI
   end
 
-  local lib = ffi.cast("const ndffi1_api *", C.ffi_api())
+  local lib = ffi.cast("const ndffi2_api *", C.ffi_api())
   local LIVE = C.tags()
   local mt, getmetatable, cast = ext.metatable, getmetatable, ffi.cast
-  local obj_ptr = ffi.typeof("ndffi1_lobj *")
+  local obj_ptr = ffi.typeof("ndffi2_lobj *")
   -- A light userdata has no metatable of its own: one set on all of them
   -- (debug.setmetatable) would let an arbitrary address through.
   local light = C.ffi_api()
   local function live(t)
     if getmetatable(t) ~= mt or getmetatable(light) == mt then return nil end
     local o = cast(obj_ptr, t)
-    if o.tag ~= LIVE or o.t.storage == nil then return nil end
-    return o.t
+    if o.tag ~= LIVE then return nil end
+    local h = o.t -- never NULL while live
+    if h.storage == nil then return nil end
+    return h
   end
   ext.ffi = ffi
   ext.lib = lib
   ext.live = live
-  ext.err = ffi.new("ndffi1_err", { 0, 1 }) -- a reusable error slot, base 1
+  ext.err = ffi.new("ndffi2_err", { 0, 1 }) -- a reusable error slot, base 1
 
   -- JIT on/off: LuaJIT's jit.on()/jit.off() (whole-engine forms) are
   -- wrapped once per state so that the latest loaded nd hears of them.

@@ -21,7 +21,7 @@ return function(ext)
   local binding = nd.matmul
   local live, err = ext.live, ext.err
   local setmetatable, error = setmetatable, error
-  local ffi_string, new_plan = ffi.string, ffi.typeof("ndffi1_plan")
+  local ffi_string, new_plan = ffi.string, ffi.typeof("ndffi2_plan")
   -- out -> { plan = <nd_blas_plan>, ops = { a = a, b = b } (weak values) }
   local plans = setmetatable({}, { __mode = "k" })
   local weak_values = { __mode = "v" }

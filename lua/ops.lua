@@ -51,7 +51,7 @@ return function(ext)
   local floor, type = math.floor, type
   -- Scalar operands with out (a:mul(0.016, out)): a number becomes a weak
   -- operand exactly as lops.c's operand() makes it.
-  local opnd = ffi.new("ndffi1_operand[2]")
+  local opnd = ffi.new("ndffi2_operand[2]")
   local function scalar(o, v)
     o.t = nil
     if v == floor(v) and v >= -2 ^ 63 and v < 2 ^ 63 then

@@ -127,6 +127,12 @@ void nd_set_allocator(nd_alloc_fn alloc, nd_free_fn fr, void *ud) {
   }
 }
 
+void *nd_hook_alloc(size_t nbytes, nd_free_fn *free_fn, void **ud) {
+  *free_fn = A.free;
+  *ud = A.ud;
+  return A.alloc(nbytes, 16, A.ud);
+}
+
 /* Storage from the allocator remembers which free() it needs, so the hook
  * may change while tensors from the previous one are alive. Wrapped
  * storage (nd_wrap) has a release callback instead. Headers come from the

@@ -18,12 +18,15 @@ extern const struct nd_lua_source {
 #define ndL_load(L, b, n, name, mode) luaL_loadbuffer(L, b, n, name)
 #endif
 
-/* A tensor userdata: a type tag, then the header. The tag is what makes
+/* A tensor userdata: a type tag, then a pointer to the header (from the
+ * allocator hook: a 32-byte userdata costs LuaJIT's allocator and
+ * collector a third of what a 300-byte one does). The tag is what makes
  * an object an nd tensor -- not its metatable, which debug.setmetatable can
  * put on any userdata -- and it is checked together with the userdata's
  * size, so a foreign userdata is never read past its end. A released
- * tensor keeps its block (the collector owns it) with the tag NDL_DEAD and
- * an unset header. The tags derive from an address inside this copy of nd,
+ * tensor keeps its block and its header (so a pointer from nd_lua_check
+ * stays valid while the value lives) with the tag NDL_DEAD and the header
+ * unset; __gc frees the header. The tags derive from an address inside this copy of nd,
  * so a tensor of another copy of nd in the process is foreign. lua/ffi.lua
  * declares the same struct and reads the tag before every fast path. */
 static const char tag_anchor = 0;
@@ -37,13 +40,22 @@ static uint64_t tag_live(void) {
 
 nd_tensor *ndL_new(lua_State *L) {
   ndL_obj *o = lua_newuserdata(L, sizeof *o);
-  memset(o, 0, sizeof *o);
-  o->tag = NDL_LIVE;
+  o->tag = NDL_DEAD; /* not a tensor until the header is there */
+  o->t = NULL;
   /* The metatable under a light userdata key: no string interning. */
   lua_pushlightuserdata(L, (void *)&tag_anchor);
   lua_rawget(L, LUA_REGISTRYINDEX);
   lua_setmetatable(L, -2);
-  return &o->t;
+  nd_tensor *h = nd_hook_alloc(sizeof *h, &o->free, &o->ud);
+  if (!h) {
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    h = nd_hook_alloc(sizeof *h, &o->free, &o->ud);
+    if (!h) ndL_error(L, "not enough memory for a tensor header");
+  }
+  memset(h, 0, sizeof *h);
+  o->t = h;
+  o->tag = NDL_LIVE;
+  return h;
 }
 
 ndL_obj *ndL_object(lua_State *L, int idx) {
@@ -56,7 +68,7 @@ ndL_obj *ndL_object(lua_State *L, int idx) {
 
 nd_tensor *ndL_test(lua_State *L, int idx) {
   ndL_obj *o = ndL_object(L, idx);
-  return o && o->tag == NDL_LIVE && o->t.storage ? &o->t : NULL;
+  return o && o->tag == NDL_LIVE && o->t->storage ? o->t : NULL;
 }
 
 const char *ndL_typename(lua_State *L, int idx) {
@@ -82,7 +94,7 @@ nd_tensor *ndL_check(lua_State *L, int idx, const char *fn) {
 static void drop(ndL_obj *o) {
   if (!o || o->tag != NDL_LIVE) return;
   o->tag = NDL_DEAD;
-  nd_release(&o->t);
+  nd_release(o->t);
 }
 
 /* Pushes "file:line: " of the user's code that called into nd: the first
@@ -140,9 +152,9 @@ int ndL_raise_as(lua_State *L, const char *fn, const nd_err *e) {
  * at 16 MiB each new result was cold memory, 8x slower than with out=. */
 void ndL_charge(lua_State *L, const nd_tensor *t) {
   static const char key = 0;
-  /* Elements smaller than the userdata header are paced by the Lua heap
-   * already (within 2x): skip the registry lookup for small tensors. */
-  if (!t->storage || t->storage->nbytes < (int64_t)sizeof(ndL_obj) ||
+  /* Elements smaller than their header are paced with the headers (by the
+   * userdata count): skip the registry lookup for small tensors. */
+  if (!t->storage || t->storage->nbytes < (int64_t)sizeof(nd_tensor) ||
       __atomic_load_n(&t->storage->refs, __ATOMIC_ACQUIRE) != 1)
     return;
   lua_pushlightuserdata(L, (void *)&key);
@@ -329,7 +341,13 @@ void ndL_set_elem(lua_State *L, int vidx, const nd_tensor *t,
 }
 
 static int l_gc(lua_State *L) {
-  drop(ndL_object(L, 1));
+  ndL_obj *o = ndL_object(L, 1);
+  drop(o);
+  if (o && o->t) { /* the header goes with the userdata, never before */
+    nd_tensor *h = o->t;
+    o->t = NULL;
+    o->free(h, sizeof *h, o->ud);
+  }
   return 0;
 }
 

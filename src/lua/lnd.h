@@ -17,8 +17,10 @@
 /* A tensor userdata: see lnd.c. Only lnd.c, lhost.c and lua/ffi.lua look
  * inside; bindings use ndL_new/ndL_check/ndL_test. */
 typedef struct ndL_obj {
-  uint64_t tag; /* NDL_LIVE or NDL_DEAD (released) */
-  nd_tensor t;
+  uint64_t tag;   /* NDL_LIVE or NDL_DEAD (released) */
+  nd_tensor *t;   /* from the allocator hook; freed by __gc only */
+  nd_free_fn free;
+  void *ud;
 } ndL_obj;
 /* The object at idx (live or released), NULL when idx holds no nd tensor. */
 ndL_obj *ndL_object(lua_State *L, int idx);
