@@ -15,6 +15,9 @@ local module_only = {
   stack = true, set_num_threads = true, get_num_threads = true, where = true,
   matmul_plan = false, save = true, load = true, use_ffi = true,
   wrap = true,
+  linalg = true,
+  normal = true, uniform = true, randperm = true, generator = true,
+  default_generator = true,
 }
 -- Internal entry points, neither functions nor methods.
 local internal = {

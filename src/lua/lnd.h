@@ -124,6 +124,9 @@ void ndL_open_io(lua_State *L);
 void ndL_open_wrap(lua_State *L);
 /* Drops nd.wrap owners whose storage is gone (lwrap.c). */
 void ndL_sweep_owners(lua_State *L);
+void ndL_open_sort(lua_State *L);
+void ndL_open_linalg(lua_State *L);
+void ndL_open_random(lua_State *L);
 int luaopen_nd(lua_State *L);
 
 #endif
