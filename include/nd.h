@@ -120,6 +120,10 @@ const char *nd_fmt_sizes(char *buf, size_t n, int ndim, const int64_t *v);
 typedef void *(*nd_alloc_fn)(size_t nbytes, size_t align, void *ud);
 typedef void (*nd_free_fn)(void *p, size_t nbytes, void *ud);
 void nd_set_allocator(nd_alloc_fn alloc, nd_free_fn free, void *ud);
+/* A block of nbytes (16-aligned) from the current hook, for headers kept
+ * outside nd_storage (the Lua binding's tensor headers); NULL when it
+ * fails. Give it back with (*free_fn)(p, nbytes, *ud). */
+void *nd_hook_alloc(size_t nbytes, nd_free_fn *free_fn, void **ud);
 void nd_set_num_threads(int n);  /* OpenBLAS and nd's own kernels */
 int nd_get_num_threads(void);
 
