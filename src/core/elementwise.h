@@ -21,6 +21,15 @@ int nd_common_type(int n, const nd_operand *ops);
 int nd_can_cast(int from, int to); /* PyTorch's canCast */
 const char *nd_op_name_mode(int op, int mode); /* "add_" when in place */
 
+/* The driver (elementwise.c): promote-free part of every elementwise op.
+ * in[0..nin) are broadcast into out (allocated when mode is ND_NEW, with
+ * dtype rdt), converted to the kernel's dtypes kin[] / kout around
+ * kernel(data, strides, n, kctx), split across threads above grain. */
+nd_status nd_ew_run(nd_err *e, const char *fn, nd_tensor *out, int mode,
+                    int nin, const nd_operand *in, int rdt, const int *kin,
+                    int kout, nd_loop_fn kernel, void *kctx, int64_t grain);
+nd_status nd_ew_check_mode(nd_err *e, const char *fn, int mode);
+
 /* NaN test that compiles (to 0) for integer types, without tautology
  * warnings. */
 static inline int nd_nan_f(float x) { return x != x; }
