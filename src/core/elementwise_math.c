@@ -184,7 +184,7 @@ static const nd_loop_fn binary_kernels[ND_NDTYPES][NBINARY] = {ND_DTYPES(B_ROW)}
 /* ---- lerp, isclose, nan_to_num ---- */
 /* out, a, b, w: PyTorch's two-sided formula (exact at w = 0 and w = 1). */
 #define LERP_EXPR(T, k, a, b, w)                                            \
-  (k == 'f' ? ((LT0(w) ? -w : w) < (T)0.5 ? a + w * (b - a)                \
+  (k == 'f' ? (w < (T)0.5 ? a + w * (b - a)                                \
                                          : b - (b - a) * ((T)1 - w))        \
             : (T)0)
 #define LERP_LOOP(E, name, T, kind)                                         \
