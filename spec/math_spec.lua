@@ -23,7 +23,8 @@ end
 local function operands(c, layout)
   local r = {}
   for k, d in ipairs(c.args) do
-    r[k] = d.scalar ~= nil and d.scalar or tensor_of(d, layout)
+    if d.zerod ~= nil then r[k] = nd.tensor(d.zerod, d.dtype)
+    else r[k] = d.scalar ~= nil and d.scalar or tensor_of(d, layout) end
   end
   return r
 end
@@ -68,7 +69,9 @@ end
 describe("more math against PyTorch", function()
   for _, c in ipairs(cases) do
     local desc = c.op
-    for _, a in ipairs(c.args) do desc = desc .. " " .. (a.dtype or tostring(a.scalar)) end
+    for _, a in ipairs(c.args) do
+      desc = desc .. " " .. (a.zerod and "0-d " .. a.dtype .. " " .. a.zerod or a.dtype or tostring(a.scalar))
+    end
     if c.error then
       it(desc .. " raises naming the op", function()
         local x = operands(c, "contiguous")

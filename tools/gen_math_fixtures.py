@@ -90,12 +90,16 @@ def flat(r):
 def operand(desc):
     if desc[0] == "scalar":
         return desc[1]
+    if desc[0] == "zerod":
+        return torch.tensor(desc[2], dtype=DT[desc[1]])
     return torch.tensor(desc[1], dtype=DT[desc[0]])
 
 
 def desc_lua(desc):
     if desc[0] == "scalar":
         return "{scalar = %s}" % lua(desc[1])
+    if desc[0] == "zerod":
+        return "{dtype = \"%s\", zerod = %s}" % (desc[1], lua(desc[2]))
     return "{dtype = \"%s\", values = %s}" % (desc[0], luat(desc[1]))
 
 
@@ -143,6 +147,25 @@ for op in BINARY:
                     return fn(operand(a), torch.tensor(s))
                 return fn(operand(a), s)
             out.append(case(op, [a, b], f))
+# pow by a Lua number or a 0-d tensor: the exponents with fast paths
+for dt in DT:
+    a = (dt, vals(A, dt))
+    for p in (2, 3, 0.5, -1, -0.5, -2, 5, -3, 0, 1, 2.5, 17):
+        if dt == "int64" and p in (5, 17):
+            continue  # wrapped results beyond 2^53 do not survive Lua numbers
+        # x^0.5 and x^-0.5 are IEEE pow's (+0 for -0, +inf for -inf), as
+        # PyTorch's pow gives for a tensor exponent (its number exponent
+        # takes sqrt's -0 and NaN)
+        def f():
+            x = operand(a)
+            if p in (0.5, -0.5) and x.is_floating_point():
+                return torch.pow(x, torch.tensor(p, dtype=x.dtype))
+            return torch.pow(x, p)
+        out.append(case("pow", [a, ("scalar", p)], f))
+    for p in (("float64", 2.0), ("float64", -0.5), ("int64", 3), ("int32", -1),
+              ("float32", 0.5)):
+        z = ("zerod",) + p
+        out.append(case("pow", [a, z], lambda: torch.pow(operand(a), operand(z))))
 for dt in ("float32", "float64"):
     a, b = (dt, vals(A, dt)), (dt, vals(B, dt))
     for w in (0.25, 0.75, -1.5):

@@ -372,6 +372,11 @@ nd_status nd_binary(nd_err *e, nd_tensor *out, int mode, int op,
   nd_operand ops[2] = {*a, *b};
   int rdt = nd_result_type(e, op, 2, ops);
   if (rdt < 0) return e->code;
+  if (op == ND_POW) {
+    int done;
+    nd_status st = nd_pow_scalar(e, out, mode, fn, a, b, rdt, &done);
+    if (done) return st;
+  }
   int cmp = op >= ND_EQ;
   int ct = cmp ? nd_common_type(2, ops) : rdt;
   int kin[2] = {ct, ct};

@@ -29,6 +29,13 @@ nd_status nd_ew_run(nd_err *e, const char *fn, nd_tensor *out, int mode,
                     int nin, const nd_operand *in, int rdt, const int *kin,
                     int kout, nd_loop_fn kernel, void *kctx, int64_t grain);
 nd_status nd_ew_check_mode(nd_err *e, const char *fn, int mode);
+/* pow of tensor a by a scalar or 0-d b (elementwise_math.c): x*x, sqrt,
+ * 1/x ... for the exponents that have one, with *done set; *done stays 0
+ * when the generic kernel should run. An integer result with a negative
+ * Lua-number exponent fails (PyTorch's and NumPy's rule). */
+nd_status nd_pow_scalar(nd_err *e, nd_tensor *out, int mode, const char *fn,
+                        const nd_operand *a, const nd_operand *b, int rdt,
+                        int *done);
 
 /* NaN test that compiles (to 0) for integer types, without tautology
  * warnings. */

@@ -184,7 +184,7 @@ static const nd_loop_fn binary_kernels[ND_NDTYPES][NBINARY] = {ND_DTYPES(B_ROW)}
 /* ---- lerp, isclose, nan_to_num ---- */
 /* out, a, b, w: PyTorch's two-sided formula (exact at w = 0 and w = 1). */
 #define LERP_EXPR(T, k, a, b, w)                                            \
-  (k == 'f' ? (w < (T)0.5 ? a + w * (b - a)                                \
+  (k == 'f' ? ((double)w < 0.5 ? a + w * (b - a)                           \
                                          : b - (b - a) * ((T)1 - w))        \
             : (T)0)
 #define LERP_LOOP(E, name, T, kind)                                         \
@@ -397,4 +397,88 @@ nd_status nd_nan_to_num(nd_err *e, nd_tensor *out, int mode,
   num_args nx = {nan, posinf, neginf};
   return nd_ew_run(e, fn, out, mode, 1, &o, dt, &dt, dt, misc_kernels[dt][2],
                    &nx, 1 << 15);
+}
+
+/* ---- pow with a scalar exponent (a Lua number or a 0-d tensor) ---- */
+/* x^n by repeated squaring, n small (|n| <= 64): a handful of products
+ * instead of pow's exp/log, within a few ulp. */
+#define POWI_EXPR(T, k, a, n)                                               \
+  (k == 'f' ? powi_##T(a, n) : (T)0)
+#define POWI_FN(T)                                                          \
+  static inline T powi_##T(T x, int n) {                                    \
+    unsigned m = (unsigned)(n < 0 ? -n : n);                                \
+    T r = 1;                                                                \
+    for (; m; m >>= 1, x *= x)                                              \
+      if (m & 1) r *= x;                                                    \
+    return n < 0 ? 1 / r : r;                                               \
+  }
+POWI_FN(float)
+POWI_FN(double)
+#define powi_int32_t(x, n) (x)
+#define powi_int64_t(x, n) (x)
+#define powi_uint8_t(x, n) (x)
+#define M_CUBE(T, k, a)                                                     \
+  (k == 'f' ? a * a * a : (T)(UNS(T, a) * UNS(T, a) * UNS(T, a)))
+/* x^0.5 and x^-0.5 as IEEE pow: +0 for -0 and +inf for -inf (sqrt gives
+ * -0 and NaN). */
+#define M_PSQRT(T, k, a)                                                    \
+  (k == 'f' ? (INFQ(a) && LT0(a) ? (T)INFINITY : FMATH(T, sqrtf, sqrt, a) + (T)0) \
+            : (T)0)
+#define M_PRSQRT(T, k, a) (k == 'f' ? (T)1 / M_PSQRT(T, k, a) : (T)0)
+#define M_RCUBE(T, k, a) (k == 'f' ? (T)1 / (a * a) : (T)0) /* x^-2 */
+#define POWI_LOOP(E, name, T, kind)                                         \
+  KERNEL static void powi_##E(char **p, const int64_t *st, int64_t n,    \
+                                 void *ctx) {                               \
+    const int e = *(const int *)ctx;                                        \
+    (void)e;                                                                \
+    if (kind != 'f') return;                                                \
+    char *po = p[0];                                                        \
+    const char *pa = p[1];                                                  \
+    for (int64_t i = 0; i < n; i++, po += st[0], pa += st[1])               \
+      *(T *)po = POWI_EXPR(T, kind, *(const T *)pa, e);                     \
+  }
+ND_DTYPES(POWI_LOOP)
+#define PW_INST(E, name, T, kind)                                           \
+  UNARY_LOOP(cube, M_CUBE, E, T, kind, T)                                   \
+  UNARY_LOOP(rsquare, M_RCUBE, E, T, kind, T)                               \
+  UNARY_LOOP(psqrt, M_PSQRT, E, T, kind, T)                                 \
+  UNARY_LOOP(prsqrt, M_PRSQRT, E, T, kind, T)
+ND_DTYPES(PW_INST)
+#define PW_PTRS(E, name, T, kind) [ND_##E] = {u_cube_##E, u_rsquare_##E, powi_##E, \
+                             u_psqrt_##E, u_prsqrt_##E},
+static const nd_loop_fn pow_kernels[ND_NDTYPES][5] = {ND_DTYPES(PW_PTRS)};
+#undef PW_PTRS
+
+nd_status nd_pow_scalar(nd_err *e, nd_tensor *out, int mode, const char *fn,
+                        const nd_operand *a, const nd_operand *b, int rdt,
+                        int *done) {
+  *done = 0;
+  if (!a->t || (b->t && b->t->ndim != 0)) return ND_OK;
+  int bdt = b->t ? b->t->dtype : b->dtype, rk = nd_dtype_kind(rdt);
+  double v;
+  if (b->t) nd_convert(ND_FLOAT64, (char *)&v, 0, bdt, nd_data(b->t), 0, 1);
+  else v = bdt == ND_FLOAT64 ? b->f : (double)b->i;
+  if (!b->t && rk != 'f' && nd_dtype_kind(bdt) != 'f' && v < 0) {
+    *done = 1;
+    return nd_fail(e, ND_EINVAL, "%s: integers to negative integer powers "
+                   "are not allowed (exponent %g; convert to a float first)",
+                   fn, v);
+  }
+  nd_loop_fn k = NULL;
+  void *ctx = NULL;
+  int ni = (int)v;
+  if (rk == 'b' || !(v >= -64 && v <= 64)) return ND_OK;
+  if (v == 2) k = unary_kernels[rdt][ND_SQUARE];
+  else if (v == 3) k = pow_kernels[rdt][0];
+  else if (rk != 'f') return ND_OK; /* integers: repeated squaring already */
+  else if (v == 0.5) k = pow_kernels[rdt][3];
+  else if (v == -0.5) k = pow_kernels[rdt][4];
+  else if (v == -1) k = unary_kernels[rdt][ND_RECIPROCAL];
+  else if (v == -2) k = pow_kernels[rdt][1];
+  else if (v == ni) k = pow_kernels[rdt][2], ctx = &ni;
+  else return ND_OK;
+  *done = 1;
+  int kin = rdt;
+  return nd_ew_run(e, fn, out, mode, 1, a, rdt, &kin, rdt, k, ctx,
+                   rk == 'f' && ctx ? 1 << 12 : 1 << 15);
 }
