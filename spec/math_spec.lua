@@ -229,3 +229,39 @@ describe("math operators and errors", function()
     assert_error_matches(function() nd.ones(1):hypot_(nd.ones(3)) end, "hypot_")
   end)
 end)
+
+describe("SLEEF-backed functions", function()
+  it("float32 and float64 exp, sigmoid, tanh, log of NaN and infinities, every layout", function()
+    for _, dt in ipairs({ "float32", "float64" }) do
+      for _, layout in ipairs(LAYOUTS_IN) do
+        local vals = { 0 / 0, math.huge, -math.huge, 0, -0.0, 1, -1, 88, -104, 710 }
+        local i = 0
+        local x = make_layout(layout, dt, function() i = i + 1; return vals[(i - 1) % #vals + 1] end)
+        local e, s = x:exp(), x:sigmoid()
+        local e1, s1 = e:get(1, 1), s:get(1, 1)
+        assert.is_true(e1 ~= e1 and s1 ~= s1, dt .. " " .. layout .. ": NaN stays NaN")
+        assert.equals(math.huge, e:get(1, 2))
+        assert.equals(0, e:get(1, 3))
+        assert.equals(1, s:get(1, 2))
+        assert.equals(0, s:get(1, 3))
+        assert.equals(0.5, s:get(1, 4))
+        local l = x:log()
+        assert.equals(-math.huge, l:get(1, 4))
+        assert.is_true(l:get(2, 2) ~= l:get(2, 2)) -- log(-1)
+        assert.equals(1, x:tanh():get(1, 2))
+      end
+    end
+  end)
+
+  it("agrees with libm within the documented bounds on a dense grid", function()
+    local x = nd.linspace(-20, 20, 4001)
+    local got = x:exp():totable()
+    local xs = x:totable()
+    for k = 1, #xs do
+      local w = math.exp(xs[k])
+      assert(math.abs(got[k] - w) <= 4e-16 * math.abs(w), "exp " .. xs[k])
+    end
+    local s = x:sin():totable()
+    for k = 1, #xs do assert(math.abs(s[k] - math.sin(xs[k])) <= 1e-15, "sin " .. xs[k]) end
+  end)
+end)

@@ -380,8 +380,11 @@ nd_status nd_binary(nd_err *e, nd_tensor *out, int mode, int op,
   int cmp = op >= ND_EQ;
   int ct = cmp ? nd_common_type(2, ops) : rdt;
   int kin[2] = {ct, ct};
-  return run(e, fn, out, mode, 2, ops, rdt, kin, cmp ? ND_BOOL : ct,
-             nd_binary_kernels[ct][op], grain_of(op));
+  nd_loop_fn k = nd_binary_kernels[ct][op];
+  void *kctx = NULL;
+  if (op == ND_POW) nd_vmath(ND_VM_POW, ct, &k, &kctx);
+  return nd_ew_run(e, fn, out, mode, 2, ops, rdt, kin, cmp ? ND_BOOL : ct, k,
+                   kctx, grain_of(op));
 }
 
 nd_status nd_binary_tensors(nd_err *e, nd_tensor *out, int mode, int op,
@@ -427,8 +430,15 @@ nd_status nd_unary(nd_err *e, nd_tensor *out, int mode, int op,
   int rdt = nd_result_type(e, op, 1, &oa);
   if (rdt < 0) return e->code;
   int ct = op == ND_ISNAN || op == ND_ISFINITE ? a->dtype : rdt;
-  return run(e, fn, out, mode, 1, &oa, rdt, &ct, rdt,
-             nd_unary_kernels[ct][op - ND_NEG], grain_of(op));
+  nd_loop_fn k = nd_unary_kernels[ct][op - ND_NEG];
+  void *kctx = NULL;
+  static const int8_t vm[ND_NOPS] = {[ND_EXP] = ND_VM_EXP + 1,
+      [ND_LOG] = ND_VM_LOG + 1, [ND_SIN] = ND_VM_SIN + 1,
+      [ND_COS] = ND_VM_COS + 1, [ND_TANH] = ND_VM_TANH + 1,
+      [ND_SIGMOID] = ND_VM_SIGMOID + 1};
+  if (vm[op]) nd_vmath(vm[op] - 1, ct, &k, &kctx); /* SLEEF when it has it */
+  return nd_ew_run(e, fn, out, mode, 1, &oa, rdt, &ct, rdt, k, kctx,
+                   grain_of(op));
 }
 
 /* The widest bound of dtype dt, as a weak scalar (lo: lowest). */

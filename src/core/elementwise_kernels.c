@@ -40,7 +40,7 @@ static inline float exp_f32(float x) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * r * r + r + 1.0f;
-  int32_t ni = (int32_t)n, n1 = ni / 2, n2 = ni - n1;
+  int32_t ni = n == n ? (int32_t)n : 0, n1 = ni / 2, n2 = ni - n1; /* NaN: no UB */
   int32_t b1 = (n1 + 127) << 23, b2 = (n2 + 127) << 23;
   float s1, s2;
   memcpy(&s1, &b1, 4);

@@ -293,8 +293,11 @@ nd_status nd_math_unary(nd_err *e, nd_tensor *out, int mode, int op,
     return nd_fail(e, ND_EINVAL, "trunc: not defined for bool tensors");
   else if (op == ND_SQUARE && k == 'b') ct = rdt = ND_INT64;
   nd_operand oa = {a, c, 0, 0};
-  return nd_ew_run(e, fn, out, mode, 1, &oa, rdt, &ct, rdt,
-                   unary_kernels[ct][op], NULL, grain_of(cls));
+  nd_loop_fn kn = unary_kernels[ct][op];
+  void *kctx = NULL;
+  if (op <= ND_LGAMMA) nd_vmath(ND_VM_LOG1P + op - ND_LOG1P, ct, &kn, &kctx);
+  return nd_ew_run(e, fn, out, mode, 1, &oa, rdt, &ct, rdt, kn, kctx,
+                   grain_of(cls));
 }
 
 /* Does the divisor hold a zero once converted to dtype dt? Tensors with
@@ -343,8 +346,12 @@ nd_status nd_math_binary(nd_err *e, nd_tensor *out, int mode, int op,
                      "divisor has a zero)", fn, nd_dtype_name(ct));
   }
   int kin[2] = {ct, ct};
+  nd_loop_fn kn = binary_kernels[ct][op - ND_ATAN2];
+  void *kctx = NULL;
+  if (op == ND_ATAN2 || op == ND_HYPOT)
+    nd_vmath(op == ND_ATAN2 ? ND_VM_ATAN2 : ND_VM_HYPOT, ct, &kn, &kctx);
   return nd_ew_run(e, fn, out, mode, 2, ops, rdt, kin, cls == 'B' ? ND_BOOL : ct,
-                   binary_kernels[ct][op - ND_ATAN2], NULL, grain_of(cls));
+                   kn, kctx, grain_of(cls));
 }
 
 nd_status nd_lerp(nd_err *e, nd_tensor *out, int mode, const nd_operand *a,
