@@ -3,16 +3,33 @@
  * integers, so no precision is lost), giving O(dtypes) loops instead of
  * O(dtypes^2). Floats to integers truncate and saturate, NaN gives 0;
  * integers to narrower integers wrap; anything nonzero is true. */
+#pragma GCC optimize("O3")
 #include "core.h"
 
 enum { CHUNK = 256 };
 
+/* BODY once with the stride a compile-time constant (so the contiguous
+ * case vectorises) and once with it variable. */
+#define STRIDED(st, ES, BODY)                                               \
+  do {                                                                      \
+    if ((st) == (ES)) {                                                     \
+      const int64_t st_ = (ES);                                             \
+      for (int64_t i = 0; i < n; i++) BODY;                                 \
+    } else {                                                                \
+      const int64_t st_ = (st);                                             \
+      for (int64_t i = 0; i < n; i++) BODY;                                 \
+    }                                                                       \
+  } while (0)
+#define AT(T, p) (*(T *)((p) + i * st_))
+
 #define CV_LOAD(E, name, T, kind)                                           \
   case ND_##E:                                                              \
-    for (int64_t i = 0; i < n; i++, s += st)                                \
-      if (via_int) bi[i] = kind == 'f' ? nd_f2i(*(const T *)s, INT64_MIN, INT64_MAX) \
-                                       : (int64_t) * (const T *)s;          \
-      else bd[i] = (double)*(const T *)s;                                   \
+    if (kind == 'f' && via_int) /* never: via_int means no float side */    \
+      break;                                                                \
+    if (via_int)                                                            \
+      STRIDED(st, (int64_t)sizeof(T), bi[i] = (int64_t)AT(const T, s));     \
+    else                                                                    \
+      STRIDED(st, (int64_t)sizeof(T), bd[i] = (double)AT(const T, s));      \
     break;
 static void load(int dt, const char *s, int64_t st, int64_t n, int via_int,
                  double *bd, int64_t *bi) {
@@ -21,11 +38,18 @@ static void load(int dt, const char *s, int64_t st, int64_t n, int via_int,
 
 #define CV_STORE(E, name, T, kind)                                          \
   case ND_##E:                                                              \
-    for (int64_t i = 0; i < n; i++, d += st)                                \
-      if (kind == 'b') *(T *)d = via_int ? bi[i] != 0 : bd[i] != 0;         \
-      else if (kind == 'f') *(T *)d = via_int ? (T)bi[i] : (T)bd[i];        \
-      else if (via_int) *(T *)d = (T)(uint64_t)bi[i];                       \
-      else *(T *)d = (T)nd_f2i(bd[i], lo, hi);                              \
+    if (kind == 'b' && via_int)                                             \
+      STRIDED(st, (int64_t)sizeof(T), AT(T, d) = bi[i] != 0);               \
+    else if (kind == 'b')                                                   \
+      STRIDED(st, (int64_t)sizeof(T), AT(T, d) = bd[i] != 0);               \
+    else if (kind == 'f' && via_int)                                        \
+      STRIDED(st, (int64_t)sizeof(T), AT(T, d) = (T)bi[i]);                 \
+    else if (kind == 'f')                                                   \
+      STRIDED(st, (int64_t)sizeof(T), AT(T, d) = (T)bd[i]);                 \
+    else if (via_int)                                                       \
+      STRIDED(st, (int64_t)sizeof(T), AT(T, d) = (T)(uint64_t)bi[i]);       \
+    else                                                                    \
+      STRIDED(st, (int64_t)sizeof(T), AT(T, d) = (T)nd_f2i(bd[i], lo, hi)); \
     break;
 static void store(int dt, char *d, int64_t st, int64_t n, int via_int,
                   const double *bd, const int64_t *bi) {
