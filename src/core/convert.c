@@ -31,8 +31,8 @@ enum { CHUNK = 256 };
     else                                                                    \
       STRIDED(st, (int64_t)sizeof(T), bd[i] = (double)AT(const T, s));      \
     break;
-static void load(int dt, const char *s, int64_t st, int64_t n, int via_int,
-                 double *bd, int64_t *bi) {
+static void load(int dt, const char *restrict s, int64_t st, int64_t n, int via_int,
+                 double *restrict bd, int64_t *restrict bi) {
   switch (dt) { ND_DTYPES(CV_LOAD) }
 }
 
@@ -51,15 +51,29 @@ static void load(int dt, const char *s, int64_t st, int64_t n, int via_int,
     else                                                                    \
       STRIDED(st, (int64_t)sizeof(T), AT(T, d) = (T)nd_f2i(bd[i], lo, hi)); \
     break;
-static void store(int dt, char *d, int64_t st, int64_t n, int via_int,
-                  const double *bd, const int64_t *bi) {
+static void store(int dt, char *restrict d, int64_t st, int64_t n, int via_int,
+                  const double *restrict bd, const int64_t *restrict bi) {
   int64_t lo = dt == ND_INT32 ? INT32_MIN : dt == ND_INT64 ? INT64_MIN : 0;
   int64_t hi = dt == ND_INT32 ? INT32_MAX : dt == ND_INT64 ? INT64_MAX : 255;
   switch (dt) { ND_DTYPES(CV_STORE) }
 }
 
+/* Byte to bool (uint8 or bool sources), the common mask case: direct. */
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void bytes_to_bool(uint8_t *restrict d, const uint8_t *restrict s,
+                          int64_t n) {
+  for (int64_t i = 0; i < n; i++) d[i] = s[i] != 0;
+}
+
 void nd_convert(int ddt, char *d, int64_t dst, int sdt, const char *s,
                 int64_t sst, int64_t n) {
+  if (dst == 1 && sst == 1 && ddt == ND_BOOL &&
+      (sdt == ND_UINT8 || sdt == ND_BOOL) && (d + n <= s || s + n <= d)) {
+    bytes_to_bool((uint8_t *)d, (const uint8_t *)s, n);
+    return;
+  }
   double bd[CHUNK];
   int64_t bi[CHUNK];
   int via_int = nd_dtype_kind(sdt) != 'f' && nd_dtype_kind(ddt) != 'f';
