@@ -67,8 +67,32 @@ static void bytes_to_bool(uint8_t *restrict d, const uint8_t *restrict s,
   for (int64_t i = 0; i < n; i++) d[i] = s[i] != 0;
 }
 
+/* n copies of one es-byte value into a contiguous run: memset when its
+ * bytes are all equal (zeros, uint8, bool), else one vectorised store. */
+static void fill_run(char *d, const char *v, int64_t es, int64_t n) {
+  int same = 1;
+  for (int64_t k = 1; k < es; k++) same &= v[k] == v[0];
+  if (same) {
+    memset(d, (unsigned char)v[0], (size_t)(n * es));
+  } else if (es == 4) {
+    uint32_t x, *q = (uint32_t *)(void *)d;
+    memcpy(&x, v, 4);
+    for (int64_t i = 0; i < n; i++) q[i] = x;
+  } else {
+    uint64_t x, *q = (uint64_t *)(void *)d;
+    memcpy(&x, v, 8);
+    for (int64_t i = 0; i < n; i++) q[i] = x;
+  }
+}
+
 void nd_convert(int ddt, char *d, int64_t dst, int sdt, const char *s,
                 int64_t sst, int64_t n) {
+  if (sst == 0 && n > 1 && dst == nd_dtype_size(ddt)) { /* fill_, broadcasts */
+    char v[8];
+    nd_convert(ddt, v, 0, sdt, s, 0, 1);
+    fill_run(d, v, dst, n);
+    return;
+  }
   if (dst == 1 && sst == 1 && ddt == ND_BOOL &&
       (sdt == ND_UINT8 || sdt == ND_BOOL) && (d + n <= s || s + n <= d)) {
     bytes_to_bool((uint8_t *)d, (const uint8_t *)s, n);
