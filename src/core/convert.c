@@ -48,9 +48,17 @@ static void load(int dt, const char *restrict s, int64_t st, int64_t n, int via_
       STRIDED(st, (int64_t)sizeof(T), AT(T, d) = (T)bd[i]);                 \
     else if (via_int)                                                       \
       STRIDED(st, (int64_t)sizeof(T), AT(T, d) = (T)(uint64_t)bi[i]);       \
+    else if (sizeof(T) < 8) /* clamped first: an exact, vectorisable cast */ \
+      STRIDED(st, (int64_t)sizeof(T), AT(T, d) = (T)(int32_t)clamp_d(bd[i], lo, hi)); \
     else                                                                    \
       STRIDED(st, (int64_t)sizeof(T), AT(T, d) = (T)nd_f2i(bd[i], lo, hi)); \
     break;
+/* NaN to 0, then into [lo, hi] (int32 and uint8 bounds are exact doubles). */
+static inline double clamp_d(double v, double lo, double hi) {
+  v = v == v ? v : 0;
+  v = v < lo ? lo : v;
+  return v > hi ? hi : v;
+}
 static void store(int dt, char *restrict d, int64_t st, int64_t n, int via_int,
                   const double *restrict bd, const int64_t *restrict bi) {
   int64_t lo = dt == ND_INT32 ? INT32_MIN : dt == ND_INT64 ? INT64_MIN : 0;
