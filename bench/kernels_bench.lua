@@ -118,8 +118,12 @@ if lib.has_numpy() then
   local script = os.tmpname()
   local f = assert(io.open(script, "w"))
   f:write(("import timeit, statistics\nimport numpy as np\nN = %d\nrng = np.random.default_rng(1)\n"):format(N))
-  f:write("def mk(dt, layout, k):\n    r = rng.random((N, 2 * N)) * 10 + (1 if k == 2 else 0)\n")
+  f:write("cache = {}\nR = [rng.random((N, 2 * N)) * 10 + k for k in range(2)]\n")
+  f:write("def mk(dt, layout, k):\n    key = (dt, layout, k)\n    if key in cache: return cache[key]\n")
+  f:write("    r = R[1 if k == 2 else 0]\n")
   f:write("    r = (r > 5) if dt == np.bool_ else r\n    r = r.astype(dt)\n")
+  f:write("    cache[key] = v = mk1(r, layout)\n    return v\n")
+  f:write("def mk1(r, layout):\n")
   f:write("    return {'contiguous': lambda: np.ascontiguousarray(r[:, :N]), 'transposed': lambda: np.ascontiguousarray(r[:, :N]).T,\n")
   f:write("            'stepped': lambda: r[:, ::2], 'row': lambda: np.ascontiguousarray(r[0, :N])}[layout]()\n")
   f:write("m = mk(np.bool_, 'contiguous', 3)\n")
@@ -128,7 +132,8 @@ if lib.has_numpy() then
     f:write(("a = mk(%s, %q, 1)\nb = mk(%s, %q, 2)\nA = a\nB = b\n"):format(
       npdt[c.dt], lay == "row" and "contiguous" or lay, npdt[c.dt], lay))
     f:write(("a = %s\nc = np.empty((N, N), %s)\n"):format(c.np.a, npdt[c.np.res]))
-    f:write(("t = timeit.Timer(%q, globals=globals())\nn, _ = t.autorange()\nn = max(1, n // 10)\n"):format(c.np.stmt))
+    -- about 20 ms per sample, 5 samples: the table stays a few minutes
+    f:write(("t = timeit.Timer(%q, globals=globals())\nn = max(1, int(0.02 / max(t.timeit(1), 1e-7)))\n"):format(c.np.stmt))
     f:write(("print(%d, statistics.median([t.timeit(n) / n for _ in range(5)]), flush=True)\n"):format(i))
   end
   f:close()

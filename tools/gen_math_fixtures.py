@@ -63,6 +63,8 @@ def lua(v):
             return "0/0"
         if v in (inf, -inf):
             return "math.huge" if v > 0 else "-math.huge"
+        if v == 0 and math.copysign(1, v) < 0:
+            return "-0.0"  # "-0" is the integer 0 on Lua 5.3+
         return "%.17g" % v
     return str(v)
 
