@@ -64,7 +64,8 @@ def lua(v):
         if v in (inf, -inf):
             return "math.huge" if v > 0 else "-math.huge"
         if v == 0 and math.copysign(1, v) < 0:
-            return "-0.0"  # "-0" is the integer 0 on Lua 5.3+
+            return "-1/math.huge"  # "-0" is the integer 0 on Lua 5.3+, and
+            # Lua 5.1 merges the constants -0.0 and 0 of one function
         return "%.17g" % v
     return str(v)
 

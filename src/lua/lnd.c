@@ -258,6 +258,7 @@ int ndL_integral(lua_State *L, int idx, int64_t *v) {
 #endif
   double d = lua_tonumber(L, idx);
   if (d != floor(d) || !(d >= -0x1p63 && d < 0x1p63)) return 0;
+  if (d == 0 && signbit(d)) return 0; /* -0.0 keeps its sign as a float */
   *v = (int64_t)d;
   return 1;
 }

@@ -20,7 +20,7 @@ void ndL_operand(lua_State *L, int idx, nd_operand *o, const char *fn,
     }
 #endif
     double v = lua_tonumber(L, idx);
-    if (v == floor(v) && v >= -0x1p63 && v < 0x1p63) {
+    if (v == floor(v) && v >= -0x1p63 && v < 0x1p63 && !(v == 0 && signbit(v))) {
       o->dtype = ND_INT64;
       o->i = (int64_t)v;
     } else {
