@@ -12,6 +12,9 @@
 /* Fill e and return its code; every failure goes through here. */
 nd_status nd_fail(nd_err *e, nd_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* e's message with its leading "name:" replaced by fn (for a function
+ * that failed inside another entry point); returns e->code. */
+nd_status nd_err_rename(nd_err *e, const char *fn);
 
 /* Overflow-checked int64 arithmetic: nonzero on overflow. */
 static inline int nd_mul_ovf(int64_t a, int64_t b, int64_t *r) {

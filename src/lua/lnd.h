@@ -117,6 +117,9 @@ int ndL_binary(lua_State *L, ndL_binary_fn call, int op, const char *fn,
                int inplace);
 int ndL_unary(lua_State *L, ndL_unary_fn call, int op, const char *fn,
               int inplace);
+void ndL_open_sort(lua_State *L);
+void ndL_open_linalg(lua_State *L);
+void ndL_open_random(lua_State *L);
 int luaopen_nd(lua_State *L);
 
 #endif
