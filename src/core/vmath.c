@@ -48,7 +48,9 @@
   VM_UNARY(DECL1, F, D, I, VF, VD)                                          \
   VM_BINARY(DECL2, F, D, I, VF, VD)                                         \
   static const void *const name[ND_VM_N][2] = {                             \
-      VM_UNARY(PTRS, F, D, I, VF, VD) VM_BINARY(PTRS, F, D, I, VF, VD)};
+      VM_UNARY(PTRS, F, D, I, VF, VD) VM_BINARY(PTRS, F, D, I, VF, VD)};      \
+  VD Sleef_log2##D##_u35##I(VD); /* float32 pow's log2 (see pow_float) */  \
+  static const void *const name##_powf = (const void *)Sleef_log2##D##_u35##I;
 
 /* One ISA's table and loops: run(fn, o, a, b, n) over n contiguous
  * elements, the tail through a zero-padded vector. */
@@ -105,22 +107,22 @@ ISA_LOOPS(double, __m128d, 2, _mm_loadu_pd, _mm_storeu_pd, d_128)
 typedef struct {
   const void *fn;
   vm_run run;
-  int esize, sigmoid, binary;
+  int esize, sigmoid, binary, powf32;
 } vm_op;
-static vm_op ops[ND_VM_N][2];
+static vm_op ops[ND_VM_N][2], powf_log2;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void pick(void) {
-  const void *const (*fns)[2] = fns_128;
+  const void *const (*fns)[2] = fns_128, *lg = fns_128_powf;
   vm_run r1[2] = {(vm_run)run1_f_128, (vm_run)run1_d_128};
   vm_run r2[2] = {(vm_run)run2_f_128, (vm_run)run2_d_128};
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f")) {
-    fns = fns_512;
+    fns = fns_512, lg = fns_512_powf;
     r1[0] = (vm_run)run1_f_512, r1[1] = (vm_run)run1_d_512;
     r2[0] = (vm_run)run2_f_512, r2[1] = (vm_run)run2_d_512;
   } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    fns = fns_256;
+    fns = fns_256, lg = fns_256_powf;
     r1[0] = (vm_run)run1_f_256, r1[1] = (vm_run)run1_d_256;
     r2[0] = (vm_run)run2_f_256, r2[1] = (vm_run)run2_d_256;
   }
@@ -128,11 +130,19 @@ static void pick(void) {
     for (int d = 0; d < 2; d++) {
       int bin = id >= ND_VM_POW;
       ops[id][d] = (vm_op){fns[id][d], bin ? r2[d] : r1[d], d ? 8 : 4,
-                           id == ND_VM_SIGMOID, bin};
+                           id == ND_VM_SIGMOID, bin, id == ND_VM_POW && !d};
     }
+  powf_log2 = (vm_op){lg, r1[1], 8, 0, 0, 0};
 }
 
 enum { CH = 256 };
+
+/* The glue loops around SLEEF, multiversioned where core.h allows IFUNC. */
+#if ND_IFUNC
+#define VM_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define VM_CLONES
+#endif
 
 /* sigmoid(x) = 1 / (1 + exp(-x)) around the vector exp. */
 #define SIGMOID_CHUNK(T)                                                    \
@@ -148,10 +158,36 @@ enum { CH = 256 };
 SIGMOID_CHUNK(float)
 SIGMOID_CHUNK(double)
 
+/* float32 pow as exp2(y * log2(x)) in float64 lanes: SLEEF's powf works
+ * in double-float pairs and costs ~8 exps, while float64 carries ~2^-40
+ * relative error here (log2 at 3.5 ulp, exp2 at 1 ulp), so the float32
+ * result stays within 0.5 ulp plus a hair (<1 ulp). x <= 0, x = inf, NaN and infinite y take libm's powf
+ * for IEEE's special cases (signs of negative bases, 0^0, 1^nan ...). */
+VM_CLONES static void pow_float(float *o, const float *a, const float *b,
+                                int64_t n) {
+  const vm_op *lg = &powf_log2, *ex = &ops[ND_VM_EXP2][1];
+  _Alignas(64) double t[CH];
+  int odd = 0;
+  if (n <= 0 || n > CH) return; /* never: callers pass 1..CH */
+  for (int64_t j = 0; j < n; j++) { /* & not &&: the loop vectorises */
+    t[j] = a[j];
+    odd |= !((a[j] > 0) & (a[j] < INFINITY) & (fabsf(b[j]) < INFINITY));
+  }
+  lg->run(lg->fn, t, t, NULL, n);
+  for (int64_t j = 0; j < n; j++) t[j] *= b[j];
+  ex->run(ex->fn, t, t, NULL, n);
+  if (!odd)
+    for (int64_t j = 0; j < n; j++) o[j] = (float)t[j];
+  else
+    for (int64_t j = 0; j < n; j++)
+      o[j] = a[j] > 0 && a[j] < INFINITY && fabsf(b[j]) < INFINITY
+                 ? (float)t[j] : powf(a[j], b[j]);
+}
+
 /* SLEEF's NaNs carry all-ones payloads; LuaJIT reads such a double as a
  * tagged object, so every NaN leaves as the default quiet NaN. */
 #define CANON(T)                                                            \
-  static void canon_##T(T *o, int64_t n) {                                  \
+  VM_CLONES static void canon_##T(T *o, int64_t n) {                      \
     for (int64_t i = 0; i < n; i++) o[i] = o[i] != o[i] ? (T)NAN : o[i];    \
   }
 CANON(float)
@@ -165,6 +201,9 @@ static void contiguous(const vm_op *v, char *o, const char *a, const char *b,
       sigmoid_float(v, (float *)(o + at), (const float *)(a + at), m);
     else if (v->sigmoid)
       sigmoid_double(v, (double *)(o + at), (const double *)(a + at), m);
+    else if (v->powf32)
+      pow_float((float *)(o + at), (const float *)(a + at),
+                (const float *)(b + at), m);
     else
       v->run(v->fn, o + at, a + at, b ? b + at : NULL, m);
     if (v->esize == 4) canon_float((float *)(o + at), m);
@@ -175,7 +214,11 @@ static void contiguous(const vm_op *v, char *o, const char *a, const char *b,
 /* Strided operands through CH-element buffers. */
 #define GATHER(T)                                                           \
   static void gather_##T(char *d, const char *s, int64_t st, int64_t m) {   \
-    for (int64_t j = 0; j < m; j++) ((T *)d)[j] = *(const T *)(s + j * st); \
+    T v = *(const T *)s; /* a broadcast scalar (pow's exponent) fills */    \
+    if (st == 0)                                                            \
+      for (int64_t j = 0; j < m; j++) ((T *)d)[j] = v;                      \
+    else                                                                    \
+      for (int64_t j = 0; j < m; j++) ((T *)d)[j] = *(const T *)(s + j * st); \
   }                                                                         \
   static void scatter_##T(char *d, int64_t st, const char *s, int64_t m) {  \
     for (int64_t j = 0; j < m; j++) *(T *)(d + j * st) = ((const T *)s)[j]; \
