@@ -61,3 +61,57 @@ describe("float32 pow", function()
     assert.is_true(nd.pow(nd.tensor({ -2 }, "float32"), 2.5)[1] ~= nd.pow(nd.tensor({ -2 }, "float32"), 2.5)[1])
   end)
 end)
+
+describe("min/max/argmin/argmax down the columns", function()
+  -- Reference: the plain per-output scan over dim d of a 3-D tensor.
+  local function ref(t, d, ismax)
+    local s = t:size()
+    local vals, idx = {}, {}
+    local o = {}
+    for i = 1, 3 do o[i] = i == d and 1 or s[i] end
+    for a = 1, o[1] do for b = 1, o[2] do for c = 1, o[3] do
+      local best, bi
+      for k = 1, s[d] do
+        local ix = { a, b, c }
+        ix[d] = k
+        local x = t[ix]
+        if bi == nil or (best == best and (x ~= x or (ismax and x > best) or (not ismax and x < best))) then
+          best, bi = x, k
+        end
+      end
+      vals[#vals + 1], idx[#idx + 1] = best, bi
+    end end end
+    return vals, idx
+  end
+
+  for _, dt in ipairs({ "float32", "float64", "int32", "int64", "uint8" }) do
+    it("matches a per-output scan along each dim, " .. dt, function()
+      -- few distinct values (ties), NaNs in floats, odd sizes, >CW columns
+      local t = nd.rand(5, 3, 601):mul(4):floor():to(dt)
+      if dt:sub(1, 5) == "float" then
+        t[{ 2, 1, 7 }] = 0 / 0
+        t[{ 4, 1, 7 }] = 0 / 0
+        t[{ 3, 2, 600 }] = 0 / 0
+        t[{ 1, 3, 1 }] = 0 / 0
+      end
+      for _, view in ipairs({ t, t:flip(1), t:narrow(3, 2, 599) }) do
+        for d = 1, 3 do
+          for _, ismax in ipairs({ true, false }) do
+            local vals, idx = ref(view, d, ismax)
+            local v, i
+            if ismax then v, i = view:max(d) else v, i = view:min(d) end
+            local ai = ismax and view:argmax(d) or view:argmin(d)
+            local fv, fi, fa = v:contiguous():view(-1), i:contiguous():view(-1),
+              ai:contiguous():view(-1)
+            for k = 1, #vals do
+              if not (same(fv[k], vals[k]) and fi[k] == idx[k] and fa[k] == idx[k]) then
+                error(("%s dim %d %s at %d: got %s@%s, want %s@%s"):format(dt, d,
+                  ismax and "max" or "min", k, fv[k], fi[k], vals[k], idx[k]))
+              end
+            end
+          end
+        end
+      end
+    end)
+  end
+end)

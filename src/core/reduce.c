@@ -315,6 +315,41 @@ typedef void (*arg_fn)(const char *, int64_t, int64_t, int, void *,
 #define ARG_NAME(E, name, T, kind) [ND_##E] = arg_##E,
 static const arg_fn args[ND_NDTYPES] = {ND_DTYPES(ARG_NAME)};
 
+/* Down the columns: w outputs side by side in one contiguous row, n rows
+ * s bytes apart; best and idx are updated a whole row at a time, so the
+ * inner loop is contiguous and vectorises. Same rules as arg_: a NaN wins
+ * and stays, the first of equals stays. */
+#define COLS_FN(E, name, T, kind)                                           \
+  KERNEL static void cols_##E(const char *p, int64_t s, int64_t n,          \
+                              int64_t w, int ismax, void *val,              \
+                              int64_t *idx) {                               \
+    T *b = val;                                                             \
+    memcpy(b, p, (size_t)w * sizeof(T));                                    \
+    for (int64_t i = 0; i < w; i++) idx[i] = 0;                             \
+    for (int64_t k = 1; k < n; k++) {                                       \
+      const T *x = (const T *)(p + k * s);                                  \
+      if (ismax)                                                            \
+        for (int64_t i = 0; i < w; i++) {                                   \
+          int take = (NANQ(b[i]) == 0) & (NANQ(x[i]) | (x[i] > b[i]));            \
+          b[i] = take ? x[i] : b[i];                                        \
+          idx[i] = take ? k : idx[i];                                       \
+        }                                                                   \
+      else                                                                  \
+        for (int64_t i = 0; i < w; i++) {                                   \
+          int take = (NANQ(b[i]) == 0) & (NANQ(x[i]) | (x[i] < b[i]));            \
+          b[i] = take ? x[i] : b[i];                                        \
+          idx[i] = take ? k : idx[i];                                       \
+        }                                                                   \
+    }                                                                       \
+  }
+ND_DTYPES(COLS_FN)
+typedef void (*cols_fn)(const char *, int64_t, int64_t, int64_t, int, void *,
+                        int64_t *);
+#define COLS_NAME(E, name, T, kind) [ND_##E] = cols_##E,
+static const cols_fn colsf[ND_NDTYPES] = {ND_DTYPES(COLS_NAME)};
+
+enum { CW = 512 }; /* columns per task: best and idx stay in L1 */
+
 typedef struct {
   const nd_tensor *t;
   int dim, ismax;
@@ -337,6 +372,29 @@ static void arg_task(void *ctx, int64_t lo, int64_t hi) {
     }
     args[t->dtype](p, t->stride[j->dim] * es, t->size[j->dim], j->ismax,
                    j->vals ? j->vals + o * es : scratch, j->idx + o, 0, 0);
+  }
+}
+
+/* Tasks of cols_job: (group, CW-column block); a group is one index of the
+ * dims other than dim and the last, whose outputs are one row of width L. */
+static void cols_task(void *ctx, int64_t lo, int64_t hi) {
+  const arg_job *j = ctx;
+  const nd_tensor *t = j->t;
+  int64_t es = nd_dtype_size(t->dtype), L = t->size[t->ndim - 1];
+  int64_t nb = (L + CW - 1) / CW;
+  _Alignas(64) char scratch[CW * 8];
+  for (int64_t q = lo; q < hi; q++) {
+    int64_t g = q / nb, c0 = q % nb * CW, w = L - c0 < CW ? L - c0 : CW;
+    const char *p = (const char *)nd_ptr(t) + c0 * es;
+    int64_t rem = g;
+    for (int i = t->ndim - 2; i >= 0; i--) {
+      if (i == j->dim) continue;
+      p += rem % t->size[i] * t->stride[i] * es;
+      rem /= t->size[i];
+    }
+    int64_t o = g * L + c0;
+    colsf[t->dtype](p, t->stride[j->dim] * es, t->size[j->dim], w, j->ismax,
+                    j->vals ? j->vals + o * es : scratch, j->idx + o);
   }
 }
 
@@ -365,7 +423,13 @@ nd_status nd_reduce_arg(nd_err *e, nd_tensor *values, nd_tensor *indices,
   if (dim >= 0) {
     arg_job j = {t, dim, ismax, values ? nd_data(values) : NULL,
                  nd_data(indices)};
-    int64_t m = nd_numel(indices);
+    int64_t m = nd_numel(indices), L = t->size[t->ndim - 1];
+    if (dim != t->ndim - 1 && t->stride[t->ndim - 1] == 1 && L > 1 &&
+        llabs(t->stride[dim]) >= L) { /* rows in memory: reduce by rows */
+      int64_t tasks = m / L * ((L + CW - 1) / CW);
+      nd_parallel_for(tasks, (1 << 15) / (n * CW) + 1, cols_task, &j);
+      return ND_OK;
+    }
     nd_parallel_for(m, (1 << 15) / n + 1, arg_task, &j);
     return ND_OK;
   }
