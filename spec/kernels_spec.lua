@@ -115,3 +115,23 @@ describe("min/max/argmin/argmax down the columns", function()
     end)
   end
 end)
+
+describe("mixed-stride elementwise (tiled traversal)", function()
+  it("gives the same result as contiguous operands at sizes off the tile grid", function()
+    for _, sz in ipairs({ { 300, 130 }, { 257, 65 }, { 16, 1025 }, { 1031, 17 } }) do
+      for _, dt in ipairs({ "float32", "float64", "int32", "uint8" }) do
+        local a = nd.rand(sz[2], sz[1]):mul(100):to(dt)
+        local b = nd.rand(sz[1], sz[2]):mul(100):to(dt)
+        local want = nd.add(a:t():contiguous(), b)
+        assert.is_true(nd.equal(nd.add(a:t(), b), want))
+        assert.is_true(nd.equal(nd.add(b, a:t()), want))
+        local o = nd.empty(sz[2], sz[1], dt):t() -- a transposed out
+        nd.add(a:t(), b, o)
+        assert.is_true(nd.equal(o, want))
+      end
+    end
+    -- a batch dim outside the tiles
+    local a, b = nd.rand(3, 70, 300, "float32"), nd.rand(3, 300, 70, "float32")
+    assert.is_true(nd.equal(a:transpose(2, 3) + b, a:transpose(2, 3):contiguous() + b))
+  end)
+end)

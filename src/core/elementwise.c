@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { CHUNK = 256, T0 = 1024, T1 = 16 };
+enum { CHUNK = 256, T0 = 256, T1 = 64 };
 
 static const int8_t esizes[ND_NDTYPES] = {
 #define ES(E, name, T, kind) [ND_##E] = sizeof(T),
