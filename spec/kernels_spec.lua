@@ -135,3 +135,24 @@ describe("mixed-stride elementwise (tiled traversal)", function()
     assert.is_true(nd.equal(a:transpose(2, 3) + b, a:transpose(2, 3):contiguous() + b))
   end)
 end)
+
+describe("where on every dtype, contiguous", function()
+  it("picks a where the mask is true, b elsewhere (also into a as out)", function()
+    local n = 1037
+    local m = nd.rand(n):gt(0.5)
+    for _, dt in ipairs({ "uint8", "bool", "int32", "int64", "float32", "float64" }) do
+      local a = nd.rand(n):mul(200):to(dt)
+      local b = nd.rand(n):mul(200):to(dt)
+      if dt == "bool" then a, b = nd.rand(n):gt(0.5), nd.rand(n):gt(0.5) end
+      local r = nd.where(m, a, b)
+      for i = 1, n do
+        local want
+        if m[i] then want = a[i] else want = b[i] end
+        assert.equals(want, r[i])
+      end
+      local a2 = a:clone()
+      nd.where(m, a2, b, a2)
+      assert.is_true(nd.equal(a2, r))
+    end
+  end)
+end)

@@ -174,7 +174,11 @@ ND_DTYPES(CLAMP_LOOP)
       T *o = (T *)p[0];                                                     \
       const uint8_t *c = (const uint8_t *)p[1];                             \
       const T *a = (const T *)p[2], *b = (const T *)p[3];                   \
-      for (int64_t i = 0; i < n; i++) o[i] = c[i] ? a[i] : b[i];            \
+      for (int64_t i = 0; i < n; i++) { /* both loaded: a select, so 1-byte \
+                                           types vectorise too */          \
+        T x = a[i], y = b[i];                                               \
+        o[i] = c[i] ? x : y;                                                \
+      }                                                                     \
       return;                                                               \
     }                                                                       \
     char *po = p[0];                                                        \
