@@ -1,4 +1,6 @@
 # nd — build, test, bench, install. `make help` lists the targets.
+# On a bare Debian, `apt-get install make` first: `make test` and `make demo`
+# install everything else (make deps) before anything reads pkg-config.
 LUA_PC   ?= luajit
 LUA      ?= luajit
 PREFIX   ?= /usr/local
@@ -7,8 +9,10 @@ BUILD    ?= build
 CC       ?= cc
 SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-PKG_CFLAGS := $(shell pkg-config --cflags $(LUA_PC) openblas 2>/dev/null)
-BLAS_LIBS  := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
+# Asked once, when a recipe first needs them (after deps, never at parse time).
+lazy = $(eval $1 := $$(shell $2))$($1)
+PKG_CFLAGS = $(call lazy,PKG_CFLAGS,pkg-config --cflags $(LUA_PC) openblas 2>/dev/null)
+BLAS_LIBS  = $(call lazy,BLAS_LIBS,pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -fPIC -pthread \
              -Iinclude -Isrc/core $(PKG_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
@@ -19,7 +23,10 @@ LUA_SRC  := $(sort $(wildcard src/lua/*.c))
 LUA_MODS := $(sort $(wildcard lua/*.lua))
 CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 LUA_OBJ  := $(LUA_SRC:src/%.c=$(BUILD)/%.o) $(BUILD)/gen/lua_sources.o
-DEPS_PKGS = gcc make pkg-config luajit libluajit-5.1-dev libopenblas-dev lua-busted
+# Debian packages, one list per purpose: add yours to the list that needs it.
+# build-essential brings libc6-dev (stdint.h), which gcc alone does not.
+DEPS_PKGS = build-essential make pkg-config luajit libluajit-5.1-dev \
+            libopenblas-dev libsleef-dev lua-busted
 PUC_VERSIONS = 5.1 5.3 5.4
 PUC_PKGS = lua5.1 liblua5.1-0-dev lua5.3 liblua5.3-dev lua5.4 liblua5.4-dev
 
@@ -56,7 +63,8 @@ deps-puc: deps
 	@$(MAKE) --no-print-directory install-pkgs PKGS="$(PUC_PKGS)"
 install-pkgs:
 	@missing=""; for p in $(PKGS); do \
-	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q ' installed$$' \
+	    || missing="$$missing $$p"; done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	cmd="apt-get update && apt-get install -y --no-install-recommends$$missing"; \
 	if [ "$$(id -u)" = 0 ]; then echo "$$cmd"; \
@@ -64,7 +72,9 @@ install-pkgs:
 	else echo "missing packages; run as root:  $$cmd"; exit 1; fi
 
 # The suite runs under LuaJIT (see .busted); the last line is the summary.
-test: deps all
+# deps first, then a sub-make builds: it sees what deps installed.
+test: deps
+	@$(MAKE) --no-print-directory all
 	@ND_BUILD=$(BUILD) bin/nd-busted
 
 check-asan: deps
@@ -84,12 +94,14 @@ check-puc: deps-puc
 	  ND_PUC=1 ND_BUILD=build-lua$$v bin/nd-busted --lua=lua$$v || status=1; \
 	done; exit $$status
 
-bench: deps all
+bench: deps
+	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory -C bench BUILD=$(CURDIR)/$(BUILD)
 	@ND_BUILD=$(BUILD) bin/nd bench/run.lua $(BENCH)
 
 # The tour first, then every other example.
-demo: deps all
+demo: deps
+	@$(MAKE) --no-print-directory all
 	@for f in examples/tour.lua $(filter-out examples/tour.lua,$(sort $(wildcard examples/*.lua))); do \
 	  echo "== bin/nd $$f"; ND_BUILD=$(BUILD) bin/nd $$f || exit 1; done
 
