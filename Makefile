@@ -27,14 +27,15 @@ LUA_OBJ  := $(LUA_SRC:src/%.c=$(BUILD)/%.o) $(BUILD)/gen/lua_sources.o
 # build-essential brings libc6-dev (stdint.h), which gcc alone does not.
 DEPS_PKGS = build-essential make pkg-config luajit libluajit-5.1-dev \
             libopenblas-dev libsleef-dev lua-busted
+FRESH_PKGS = debootstrap git
 PUC_VERSIONS = 5.1 5.3 5.4
 PUC_PKGS = lua5.1 liblua5.1-0-dev lua5.3 liblua5.3-dev lua5.4 liblua5.4-dev
 
-.PHONY: all deps deps-puc install-pkgs test check-asan check-puc bench demo install uninstall clean help
+.PHONY: all deps deps-puc install-pkgs test check-asan check-puc check-fresh bench demo install uninstall clean help
 all: $(BUILD)/libnd.a $(BUILD)/libnd.so $(BUILD)/nd.so
 
 help:
-	@echo "make [all] | deps | test | check-asan | check-puc | bench | demo | install | uninstall | clean"
+	@echo "make [all] | deps | test | check-asan | check-puc | check-fresh | bench | demo | install | uninstall | clean"
 
 $(BUILD)/%.o: src/%.c include/nd.h $(wildcard src/core/*.h src/lua/*.h)
 	@mkdir -p $(dir $@)
@@ -93,6 +94,12 @@ check-puc: deps-puc
 	  echo "== Lua $$v"; \
 	  ND_PUC=1 ND_BUILD=build-lua$$v bin/nd-busted --lua=lua$$v || status=1; \
 	done; exit $$status
+
+# The two commands on a throwaway minimal Debian bookworm (root; debootstrap;
+# the tarball is cached in ND_FRESH_CACHE, default /var/cache/nd-check-fresh).
+check-fresh:
+	@$(MAKE) --no-print-directory install-pkgs PKGS="$(FRESH_PKGS)"
+	@sh tools/check-fresh.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory all
