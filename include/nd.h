@@ -92,7 +92,11 @@ typedef struct nd_tensor {
   int64_t stride[ND_MAX_DIMS];
 } nd_tensor;
 
+#ifdef __cplusplus
+#define ND_UNSET {} /* C++: value-initialized, no -Wmissing-field-initializers */
+#else
 #define ND_UNSET {0}
+#endif
 
 /* ---- dtypes ------------------------------------------------------------ */
 const char *nd_dtype_name(int dtype);          /* "float32", ... or "?" */
