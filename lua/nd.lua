@@ -46,6 +46,15 @@ mt.__newindex = newindex
 mt.__len = C.__len
 mt.__tostring = import("print")(nd)
 mt.__name = "nd.Tensor"
+-- Lua's < and <= must give a boolean, never a tensor: say what to use.
+local function compare(op, name)
+  return function()
+    error(("%s: tensors cannot be compared with %s (Lua needs a boolean); "
+      .. "use a:%s(b) for an elementwise bool tensor, or nd.equal(a, b)")
+      :format(op, op, name), 2)
+  end
+end
+mt.__lt, mt.__le = compare("<", "lt"), compare("<=", "le")
 
 nd.methods = methods
 
