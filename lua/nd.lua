@@ -62,12 +62,17 @@ nd.methods = methods
 -- of this table that adds functions and methods. ffi.lua goes first: it
 -- sets ext.ffi (nil outside LuaJIT) for the fast paths of the others.
 local ext = { nd = nd, methods = methods, metatable = mt, C = C }
-local skip = { nd = true, print = true, ffi = true }
+local skip = { nd = true, print = true, ffi = true, testing = true }
 import("ffi")(ext)
 local names = C.modules()
 table.sort(names)
 for _, name in ipairs(names) do
   if not skip[name] then import(name)(ext) end
+end
+
+-- require "nd.testing" (luassert assertions): on demand, never at load.
+if package and package.preload then
+  package.preload["nd.testing"] = function() return import("testing")(ext) end
 end
 
 return nd

@@ -2,6 +2,7 @@
 -- trying nd as a newcomer (issue 8, items 7 and 8).
 local nd = require "nd"
 local err = assert_error_matches
+require "nd.testing" -- assert.tensor_equal, assert.allclose
 
 describe("out-of-range positions", function()
   local a = nd.zeros(2, 2)
@@ -38,8 +39,8 @@ describe("comparison operators on tensors", function()
     end)
   end
   it("the elementwise forms work", function()
-    assert.same({ true, false }, a:lt(b):totable())
-    assert.same({ true, false }, a:le(1):totable())
+    assert.tensor_equal(nd.tensor({ true, false }), a:lt(b))
+    assert.tensor_equal(nd.tensor({ true, false }), a:le(1))
   end)
 end)
 
@@ -56,7 +57,7 @@ describe("misuse hints", function()
   it("clamp without bounds raises (as PyTorch)", function()
     err(function() return a:clamp() end, "clamp: at least one of min and max")
     err(function() return a:clamp_(nil, nil) end, "clamp_: at least one of min and max")
-    assert.same({ 1, 3 }, a:clamp(nil, 3):totable())
+    assert.tensor_equal({ 1, 3 }, a:clamp(nil, 3))
   end)
   it("an .npy of an unsupported dtype names it and lists the supported ones", function()
     local path = os.tmpname()
@@ -101,7 +102,8 @@ describe("the sign of zero", function()
   end
   it("survives an .npy round trip", function()
     local path = os.tmpname()
-    nd.save(path, nd.tensor({ -0.0, 0 }))
+    -- (Lua 5.1 folds the constants -0.0 and 0 of one function into one)
+    nd.save(path, nd.tensor({ tonumber("-0"), tonumber("0") }))
     local back = nd.load(path)
     os.remove(path)
     assert.is_true(negzero(back[1]))
@@ -111,6 +113,6 @@ describe("the sign of zero", function()
     local i = nd.tensor({ 1, 2 }, "int32")
     i:fill_(-0.0)
     assert.equals("int32", i:dtype())
-    assert.same({ 0, 0 }, i:totable())
+    assert.tensor_equal(nd.zeros(2, "int32"), i)
   end)
 end)
