@@ -17,36 +17,42 @@ die() { echo "check-fresh: $*" >&2; exit 1; }
 command -v debootstrap >/dev/null || die "debootstrap is missing: apt-get install debootstrap"
 command -v git >/dev/null || die "git is missing: apt-get install git"
 
-# The first Debian mirror in apt's sources: deb822 .sources files (these
-# machines), else the classic sources.list. A main suite (no "-security",
-# "-updates") of Types deb, not disabled.
+# A Debian mirror from apt's sources: deb822 .sources files (these
+# machines), else the classic sources.list. Each candidate is printed with a
+# rank: 1 when its suites name $suite itself, 2 for another main suite (not
+# "-security", "-updates"); disabled entries and deb-src only are skipped.
 mirror_from_sources() {
   for f in /etc/apt/sources.list.d/*.sources; do
     [ -f "$f" ] || continue
-    awk 'BEGIN { RS = ""; FS = "\n" }
+    awk -v want="$suite" 'BEGIN { RS = ""; FS = "\n" }
       { types = ""; uris = ""; suites = ""; enabled = "yes"
         for (i = 1; i <= NF; i++) {
           line = $i; if (line ~ /^[ \t]*#/) continue
-          if (match(line, /^[Tt]ypes:/)) types = substr(line, RLENGTH + 1)
-          else if (match(line, /^URIs:/)) uris = substr(line, RLENGTH + 1)
-          else if (match(line, /^[Ss]uites:/)) suites = substr(line, RLENGTH + 1)
-          else if (match(line, /^[Ee]nabled:/)) enabled = substr(line, RLENGTH + 1)
+          low = tolower(line)
+          if (low ~ /^types:/) types = substr(line, 7)
+          else if (low ~ /^uris:/) uris = substr(line, 6)
+          else if (low ~ /^suites:/) suites = substr(line, 8)
+          else if (low ~ /^enabled:/) enabled = tolower(substr(line, 9))
         }
         if (enabled ~ /no/ || types !~ /(^|[ \t])deb([ \t]|$)/) next
-        n = split(suites, s, /[ \t]+/); main = 0
-        for (i = 1; i <= n; i++) if (s[i] != "" && s[i] !~ /-/) main = 1
-        if (!main) next
-        split(uris, u, /[ \t]+/)
-        for (i = 1; i in u; i++) if (u[i] != "") { print u[i]; exit }
+        n = split(suites, s, /[ \t]+/); rank = 0
+        for (i = 1; i <= n; i++) {
+          if (s[i] == want) rank = 1
+          else if (s[i] != "" && s[i] !~ /-/ && rank == 0) rank = 2
+        }
+        if (!rank) next
+        m = split(uris, u, /[ \t]+/)
+        for (i = 1; i <= m; i++) if (u[i] != "") { print rank, u[i]; break }
       }' "$f"
   done
   if [ -f /etc/apt/sources.list ]; then
-    awk '$1 == "deb" { i = 2; if ($2 ~ /^\[/) while ($i !~ /\]$/) i++;
-           if ($2 ~ /^\[/) i++; if ($(i + 1) !~ /-/) { print $i; exit } }' \
-      /etc/apt/sources.list
+    awk -v want="$suite" '$1 == "deb" {
+        i = 2; if ($2 ~ /^\[/) { while (i < NF && $i !~ /\]$/) i++; i++ }
+        if ($(i + 1) == want) print 1, $i; else if ($(i + 1) !~ /-/) print 2, $i
+      }' /etc/apt/sources.list
   fi
 }
-mirror=$(mirror_from_sources | head -n 1)
+mirror=$(mirror_from_sources | sort -s -k1,1n | head -n 1 | cut -d" " -f2)
 [ -n "$mirror" ] || die "no Debian mirror found in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
 echo "check-fresh: mirror $mirror"
 
