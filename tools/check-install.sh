@@ -17,6 +17,10 @@ check() { # check "what" command...
   else failed=$((failed + 1)); echo "FAILED: $what"; echo "$out" | tail -n 15; fi
 }
 
+check "an unknown LUA_PC is refused, nothing installed" sh -c \
+  "! make -s --no-print-directory LUA_PC=lua9 PREFIX='$tmp/bad' install 2>'$tmp/bad.txt' &&
+   grep -q 'LUA_PC=lua9 is not a Lua nd builds for; use one of: luajit lua5.1' '$tmp/bad.txt' &&
+   test ! -e '$tmp/bad'"
 for abi in luajit lua5.4; do
   check "make install LUA_PC=$abi" make -s --no-print-directory LUA_PC=$abi PREFIX="$prefix" install
 done
