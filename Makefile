@@ -54,11 +54,11 @@ CLANG_PKGS = clang
 # The glue a C host links to embed nd in this Lua (nd_lua.h), on top of libnd.
 GLUE = libnd_$(LUA_PC)
 
-.PHONY: all deps deps-puc install-pkgs test check-asan check-puc check-clang check-install check-rock check-fresh bench demo install install-module uninstall clean help
+.PHONY: all deps deps-puc install-pkgs test check-asan check-joff check-puc check-clang check-install check-rock check-fresh bench demo install install-module uninstall clean help
 all: $(BUILD)/libnd.a $(BUILD)/libnd.so $(BUILD)/nd.so $(BUILD)/$(GLUE).a $(BUILD)/$(GLUE).so
 
 help:
-	@echo "make [all] | deps | test | demo | check-asan | check-puc | check-clang | check-install | check-rock | check-fresh | bench | install [LUA_PC=luajit|lua5.1..lua5.4] | uninstall | clean"
+	@echo "make [all] | deps | test | demo | check-asan | check-joff | check-puc | check-clang | check-install | check-rock | check-fresh | bench | install [LUA_PC=luajit|lua5.1..lua5.4] | uninstall | clean"
 
 $(BUILD)/%.o: src/%.c include/nd.h $(wildcard src/core/*.h src/lua/*.h)
 	@mkdir -p $(dir $@)
@@ -115,6 +115,11 @@ check-asan: deps
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/spec/support/lsan.supp:print_suppressions=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ND_BUILD=build-asan bin/nd-busted
+
+# The suite under `luajit -joff`: the FFI paths must switch themselves off.
+check-joff: deps
+	@$(MAKE) --no-print-directory all
+	@ND_BUILD=$(BUILD) bin/nd-busted --lua=$(CURDIR)/bin/luajit-joff
 
 # The suite under PUC Lua 5.1, 5.3 and 5.4 (specs of LuaJIT-only features
 # are skipped); one summary line per version.

@@ -21,3 +21,13 @@ const char *nd_fmt_sizes(char *buf, size_t n, int ndim, const int64_t *v) {
   if (k < n) snprintf(buf + k, n - k, "}");
   return buf;
 }
+
+nd_status nd_err_rename(nd_err *e, const char *fn) {
+  char m[sizeof e->msg + 64];
+  const char *c = strchr(e->msg, ':');
+  if (c && c - e->msg > 24) c = NULL;
+  snprintf(m, sizeof m, "%.40s%s%s", fn, c ? "" : ": ", c ? c : e->msg);
+  memcpy(e->msg, m, sizeof e->msg - 1);
+  e->msg[sizeof e->msg - 1] = 0;
+  return e->code;
+}
