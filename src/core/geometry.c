@@ -20,8 +20,12 @@ nd_status nd_check_dim(nd_err *e, const char *fn, int dim, int ndim) {
   if (ndim == 0)
     return nd_fail(e, ND_EINVAL, "%s: dim %d out of range for a 0-d tensor",
                    fn, dim + e->base);
-  return nd_fail(e, ND_EINVAL, "%s: dim %d out of range [%d, %d]", fn,
-                 dim + e->base, e->base, ndim - 1 + e->base);
+  if (e->base == 1) /* the binding's 1-based dims: negatives count from the end */
+    return nd_fail(e, ND_EINVAL,
+                   "%s: dim %d out of range (valid: 1..%d or -%d..-1)", fn,
+                   dim >= 0 ? dim + 1 : dim, ndim, ndim);
+  return nd_fail(e, ND_EINVAL, "%s: dim %d out of range (valid: 0..%d)", fn,
+                 dim, ndim - 1);
 }
 
 nd_status nd_contiguous_strides(nd_err *e, int ndim, const int64_t *size,
@@ -48,8 +52,9 @@ nd_status nd_contiguous_strides(nd_err *e, int ndim, const int64_t *size,
 
 int nd_is_contiguous(const nd_tensor *t) {
   int64_t expect = 1;
-  for (int i = t->ndim - 1; i >= 0; i--) {
+  for (int i = 0; i < t->ndim; i++) /* empty: contiguous whatever the strides */
     if (t->size[i] == 0) return 1;
+  for (int i = t->ndim - 1; i >= 0; i--) {
     if (t->size[i] == 1) continue;
     if (t->stride[i] != expect) return 0;
     expect *= t->size[i];

@@ -36,6 +36,26 @@ static const char *after_key(const char *h, const char *key) {
   return p;
 }
 
+/* The descr as NumPy spells it and the dtype it names, then what nd reads. */
+static nd_status unsupported_descr(nd_err *e, const char *path, const char *p) {
+  static const struct { char kind; const char *name; } kinds[] = {
+      {'f', "float"}, {'i', "int"}, {'u', "uint"}, {'c', "complex"},
+      {'b', "bool"}, {'U', "str"}, {'S', "bytes"}, {'O', "object"},
+      {'M', "datetime64"}, {'m', "timedelta64"}, {'V', "void"}};
+  int n = 0;
+  while (n < 16 && p[n] && p[n] != '\'' && p[n] != '"') n++;
+  const char *name = "unknown";
+  for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+    if (n > 1 && kinds[i].kind == p[1]) name = kinds[i].name;
+  int bits = n > 2 && strchr("fiuc", p[1]) ? 8 * atoi(p + 2) : 0;
+  char dt[32];
+  snprintf(dt, sizeof dt, bits ? "%s%d" : "%s", name, bits);
+  return nd_fail(e, ND_EIO, "load: %s: unsupported dtype '%.*s' (%s); nd reads "
+                 "float32 ('<f4'), float64 ('<f8'), int32 ('<i4'), int64 "
+                 "('<i8'), uint8 ('|u1') and bool ('|b1'), either byte order",
+                 path, n, p, dt);
+}
+
 static nd_status parse_header(nd_err *e, const char *path, const char *h,
                               int *dtype, int *swap, int *fortran, int *ndim,
                               int64_t *size) {
@@ -47,8 +67,7 @@ static nd_status parse_header(nd_err *e, const char *path, const char *h,
   for (size_t i = 0; i < sizeof descrs / sizeof *descrs; i++)
     if (descrs[i].kind == kind && descrs[i].size == bytes) found = (int)i;
   if (found < 0 || !(order == '<' || order == '>' || order == '|' || order == '='))
-    return nd_fail(e, ND_EIO, "load: %s: unsupported dtype descr '%.8s'", path,
-                   p);
+    return unsupported_descr(e, path, p);
   *dtype = descrs[found].dtype;
   *swap = bytes > 1 && order != '|' && order != '=' &&
           (order == '<') != little_endian();

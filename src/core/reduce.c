@@ -9,7 +9,9 @@
  * results do not depend on the thread count: along a kept dim (each part
  * owns its outputs), or along a reduced dim into partial accumulators
  * that are then combined in order. */
+#ifndef __clang__ /* clang vectorises these loops at -O2 already */
 #pragma GCC optimize("O3")
+#endif
 #include "elementwise.h"
 #include <math.h>
 #include <stdlib.h>

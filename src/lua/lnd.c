@@ -202,8 +202,8 @@ static int64_t position(lua_State *L, int64_t p, int64_t n, const char *fn,
                fn, what);
   int64_t q = p < 0 ? n + p : p - 1;
   if (q < 0 || q >= hi)
-    ndL_error(L, "%s: %s %lld out of range [%lld, %lld]", fn, what,
-               (long long)p, (long long)-n, (long long)n);
+    ndL_error(L, "%s: %s %lld out of range (valid: 1..%lld or -%lld..-1)", fn,
+               what, (long long)p, (long long)hi, (long long)n);
   return q;
 }
 
@@ -317,8 +317,9 @@ int ndL_integral(lua_State *L, int idx, int64_t *v) {
   }
 #endif
   double d = lua_tonumber(L, idx);
-  if (d != floor(d) || !(d >= -0x1p63 && d < 0x1p63)) return 0;
-  if (d == 0 && signbit(d)) return 0; /* -0.0 keeps its sign as a float */
+  /* -0.0 is a float: written as an integer it would lose its sign */
+  if (d != floor(d) || !(d >= -0x1p63 && d < 0x1p63) || (d == 0 && signbit(d)))
+    return 0;
   *v = (int64_t)d;
   return 1;
 }
