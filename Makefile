@@ -45,7 +45,8 @@ LUA_OBJ  := $(LUA_SRC:src/%.c=$(BUILD)/%.o) $(BUILD)/gen/lua_sources.o
 # Debian packages, one list per purpose: add yours to the list that needs it.
 # build-essential brings libc6-dev (stdint.h), which gcc alone does not.
 DEPS_PKGS = build-essential make pkg-config luajit libluajit-5.1-dev \
-            libopenblas-dev libsleef-dev lua-busted
+            libopenblas-dev libsleef-dev lua-busted \
+            lua5.4 liblua5.4-dev
 PUC_VERSIONS = 5.1 5.2 5.3 5.4
 PUC_PKGS = lua5.1 liblua5.1-0-dev lua5.2 liblua5.2-dev lua5.3 liblua5.3-dev \
            lua5.4 liblua5.4-dev
@@ -55,11 +56,11 @@ CLANG_PKGS = clang
 # The glue a C host links to embed nd in this Lua (nd_lua.h), on top of libnd.
 GLUE = libnd_$(LUA_PC)
 
-.PHONY: all deps deps-puc install-pkgs test check-asan check-joff check-puc check-clang check-install check-rock check-fresh bench demo install install-module uninstall clean help
+.PHONY: all deps deps-puc install-pkgs test check-asan check-joff check-puc check-clang check-install check-embed check-tsan check-rock check-fresh bench demo install install-module uninstall clean help
 all: $(BUILD)/libnd.a $(BUILD)/libnd.so $(BUILD)/nd.so $(BUILD)/$(GLUE).a $(BUILD)/$(GLUE).so
 
 help:
-	@echo "make [all] | deps | test | demo | check-asan | check-joff | check-puc | check-clang | check-install | check-rock | check-fresh | bench | install [LUA_PC=luajit|lua5.1..lua5.4] | uninstall | clean"
+	@echo "make [all] | deps | test | demo | check-asan | check-joff | check-puc | check-clang | check-install | check-embed | check-tsan | check-rock | check-fresh | bench | install [LUA_PC=luajit|lua5.1..lua5.4] | uninstall | clean"
 
 $(BUILD)/%.o: src/%.c include/nd.h $(wildcard src/core/*.h src/lua/*.h)
 	@mkdir -p $(dir $@)
@@ -141,6 +142,22 @@ check-clang: deps
 # C++ hosts built through pkg-config against it (tools/check-install.sh).
 check-install: deps-puc
 	@sh tools/check-install.sh
+
+# The host examples (examples/embed/) built through pkg-config against an
+# installed nd and run, the C one under valgrind too (tools/check-embed.sh).
+check-embed: deps
+	@$(MAKE) --no-print-directory install-pkgs PKGS="valgrind"
+	@sh tools/check-embed.sh --valgrind
+
+# Two lua_States on two threads (tests/threads_test.c) against nd built with
+# ThreadSanitizer: per-state generators, atomic reference counts, a shared
+# read-only buffer. Sanitizer builds skip target_clones (core.h ND_IFUNC).
+check-tsan: deps
+	@$(MAKE) --no-print-directory BUILD=build-tsan CFLAGS="-O1 -g -fsanitize=thread" all >/dev/null
+	@$(CC) -std=c11 -O1 -g -fsanitize=thread -Iinclude $(LUA_CFLAGS) tests/threads_test.c \
+	  build-tsan/nd.so $(call lazy,LUA_LIBS,pkg-config --libs $(LUA_PC)) -lm -pthread \
+	  -Wl,-rpath,$(CURDIR)/build-tsan -o build-tsan/threads_test
+	@TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/threads_test
 
 # luarocks make for LuaJIT and Lua 5.4 into temporary trees; require "nd"
 # from plain luajit / lua5.4 outside the source tree (tools/check-rock.sh).
