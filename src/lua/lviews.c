@@ -257,8 +257,9 @@ static int apply_index(lua_State *L, const nd_tensor *t, int idx,
         first = range_bound(L, v[0], size, fn, k, v);
         last = range_bound(L, v[1], size, fn, k, v);
         int64_t span = v[2] > 0 ? last - first : first - last;
-        /* |step| >= 1 and span <= n + 1: no overflow here. */
-        count = span < 0 ? 0 : span / (v[2] > 0 ? v[2] : -v[2]) + 1;
+        /* |step| >= 1 and span <= n + 1: no overflow here; a negative
+         * step divides as is (-INT64_MIN is undefined). */
+        count = span < 0 ? 0 : (v[2] > 0 ? span / v[2] : -(span / v[2])) + 1;
         if (count > 0 ? first < 0 || first >= size || last < 0 ||
                             last >= size
                       : first < 0 || first > size || last < -1 ||
