@@ -97,3 +97,122 @@ describe("writes into as_strided views: refuse exactly the overlapping ones", fu
     assert.has_no.errors(function() v:fill_(1) end)
   end)
 end)
+
+-- A .npy file with this header dict (padded as NumPy pads) and data.
+local function npy_file(header, data)
+  local path = os.tmpname()
+  local f = assert(io.open(path, "wb"))
+  local h = header .. string.rep(" ", (64 - (10 + #header + 1) % 64) % 64) .. "\n"
+  f:write("\147NUMPY\1\0", string.char(#h % 256, math.floor(#h / 256)), h, data or "")
+  f:close()
+  return path
+end
+
+describe("nd.load refuses malformed headers as NumPy does", function()
+  local z16 = string.rep("\0", 16)
+  local function refused(header, data, ...)
+    local path = npy_file(header, data)
+    assert_error_matches(function() nd.load(path) end, "load: " .. path, ...)
+    os.remove(path)
+  end
+  it("accepts what NumPy writes, quotes of either kind, trailing commas", function()
+    for _, h in ipairs({
+      "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }",
+      '{"descr": "<f8", "fortran_order": False, "shape": (2,)}',
+      "{'shape': (2,), 'fortran_order': False, 'descr': '<f8'}",
+      "{'descr': '<f8', 'fortran_order': True, 'shape': (1, 2)}",
+    }) do
+      local path = npy_file(h, z16)
+      assert.equals(2, nd.load(path):numel())
+      os.remove(path)
+    end
+  end)
+  it("refuses a dict never closed, (n) for (n,), extra or missing keys, junk", function()
+    refused("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), ", z16, "malformed header")
+    refused("{'descr': '<f8', 'fortran_order': False, 'shape': (2)}", z16, "shape is not a tuple")
+    refused("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'x': 1}", z16, "unexpected key 'x'")
+    refused("{'descr': '<f8', 'fortran_order': False}", z16, "header has no shape")
+    refused("{'descr': '<f8', 'fortran_order': 0, 'shape': (2,)}", z16, "fortran_order")
+    refused("{'descr': '<f8', 'fortran_order': False, 'shape': (2,)} x", z16, "unexpected bytes")
+    refused("{'descr': '<f8', 'fortran_order': False, 'shape': (-2,)}", z16, "shape is not a tuple")
+    refused("{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999,)}", z16, "shape")
+    refused("['descr', '<f8']", z16, "not a dictionary")
+  end)
+  it("shape errors name the file", function()
+    refused("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 4)}", z16,
+      "header shape {4611686018427387904,4}")
+    refused("{'descr': '<f8', 'fortran_order': False, 'shape': (3,)}", z16,
+      "header shape {3} needs 24 bytes")
+  end)
+end)
+
+describe("error messages name the function the user called", function()
+  local big = nd.zeros(1):expand(2 ^ 40) -- 8 TB when made compact
+  it("views", function()
+    assert_error_matches(function() nd.zeros(3):broadcast_to({ 4 }) end, "broadcast_to: cannot expand")
+    assert_error_matches(function() nd.zeros(3):expand_as(nd.zeros(4)) end, "expand_as: cannot expand")
+  end)
+  it("in-place forms", function()
+    assert_error_matches(function() nd.zeros(3, "bool"):sub_(nd.zeros(3, "bool")) end, "sub_: subtraction with a bool")
+  end)
+  it("out of memory and byte-count overflow", function()
+    for name, f in pairs({
+      contiguous = function() return big:contiguous() end,
+      clone = function() return big:clone() end,
+      exp = function() return big:exp() end,
+      add = function() return big + 1 end,
+      to_string = function() return big:to_string() end,
+      sum = function() return nd.zeros(1):expand(2 ^ 40, 2):sum(2) end,
+      save = function() return nd.save(os.tmpname(), big) end,
+      matmul = function() return nd.matmul(nd.zeros(1, 1):expand(2 ^ 20, 1), nd.zeros(1, 1):expand(1, 2 ^ 20)) end,
+    }) do
+      assert_error_matches(f, name .. ": not enough memory")
+    end
+    assert_error_matches(function() nd.zeros(2 ^ 62, 4) end, "zeros: size {4611686018427387904,4}")
+  end)
+end)
+
+describe("PyTorch's niceties", function()
+  local s = nd.tensor(3.5)
+  it("0-d tensors take dim 1 and -1", function()
+    assert.equals(3.5, s:sum(1):item())
+    assert.equals(0, s:sum(-1, true):dim())
+    assert.equals(3.5, s:transpose(1, -1):item())
+    assert.equals(3.5, s:flip(1):item())
+    assert.equals(3.5, s:flip({ -1 }):item())
+    assert.equals(3.5, s:movedim(1, 1):item())
+    assert.is_true(s:all(1):item())
+    assert.is_true(s:any(-1):item())
+    local v, i = s:max(1)
+    assert.same({ 3.5, 1, 0 }, { v:item(), i:item(), i:dim() })
+    v, i = s:min(-1, true)
+    assert.same({ 3.5, 1 }, { v:item(), i:item() })
+    assert_error_matches(function() s:sum(2) end, "sum: dim 2")
+    assert_error_matches(function() s:flip({ 1, 1 }) end, "flip: dim 1 repeated")
+  end)
+  it("empty tensors with a huge other dim", function()
+    local z = nd.zeros({ 2 ^ 62, 0 })
+    assert.same({ 2 ^ 62, 0 }, plain(z:size()))
+    assert.equals(0, z:numel())
+    local w = nd.zeros({ 2 ^ 40, 2 ^ 40, 0 })
+    assert.equals(0, w:flatten():numel())
+    assert.equals(4, w:unsqueeze(2):dim())
+    assert_error_matches(function() w:flatten(1, 2) end, "flatten: dims 1..2")
+  end)
+  it("as_strided of an empty view at any offset", function()
+    assert.equals(100, nd.zeros(3):as_strided({ 0 }, { 1 }, 100):storage_offset())
+  end)
+  it("elementwise results of broadcast inputs are laid out as PyTorch's", function()
+    -- strides from PyTorch 1.13
+    local a = nd.zeros(4, 3):t()
+    assert.same({ 12, 1, 3 }, plain((a + nd.zeros(2, 1, 1)):stride()))
+    assert.same({ 1, 3 }, plain((a + 1):stride()))
+    assert.same({ 4, 1 }, plain((nd.zeros(3, 4) + a):stride()))
+    assert.same({ 1, 3 }, plain((nd.zeros(1, 4) + a):stride()))
+    local b = nd.zeros(5, 3, 4):permute(3, 1, 2)
+    assert.same({ 1, 12, 4 }, plain((b + nd.zeros(5, 1)):stride()))
+    assert.same({ 1, 12, 4 }, plain((nd.zeros(5, 1) + b):stride()))
+    local x = nd.zeros(3, 1, 4):transpose(1, 3)
+    assert.same({ 1, 4, 8 }, plain((x + nd.zeros(2, 1)):stride()))
+  end)
+end)

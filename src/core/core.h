@@ -12,6 +12,11 @@
 /* Fill e and return its code; every failure goes through here. */
 nd_status nd_fail(nd_err *e, nd_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* e's shared-path message ("empty: ..." or out of memory) renamed to fn;
+ * returns e->code. */
+nd_status nd_err_as(nd_err *e, const char *fn);
+/* e's message, whatever its leading "name:", under fn's name. */
+nd_status nd_err_rename(nd_err *e, const char *fn);
 
 /* Overflow-checked int64 arithmetic: nonzero on overflow. */
 static inline int nd_mul_ovf(int64_t a, int64_t b, int64_t *r) {
@@ -28,6 +33,11 @@ nd_status nd_storage_new(nd_err *e, nd_storage **out, int64_t nbytes,
 /* Unset out, ndim/size set, row-major strides, fresh storage. */
 nd_status nd_alloc_tensor(nd_err *e, nd_tensor *out, int dtype, int ndim,
                           const int64_t *size, bool zero);
+/* A fresh tensor laid out as PyTorch lays out an elementwise result over
+ * the n operands (already broadcast to size; result_layout.c). */
+nd_status nd_alloc_layout(nd_err *e, nd_tensor *out, int dtype, int ndim,
+                          const int64_t *size, int n,
+                          const nd_tensor *const *ops);
 /* Checks shared by the constructors. */
 nd_status nd_check_dtype(nd_err *e, const char *fn, int dtype);
 nd_status nd_check_ndim(nd_err *e, const char *fn, int ndim);

@@ -21,3 +21,24 @@ const char *nd_fmt_sizes(char *buf, size_t n, int ndim, const int64_t *v) {
   if (k < n) snprintf(buf + k, n - k, "}");
   return buf;
 }
+
+/* A failure from a shared path (allocation: "empty: not enough memory",
+ * or any out-of-memory) under the name of the function the caller
+ * called; other messages already name it and are kept. */
+nd_status nd_err_as(nd_err *e, const char *fn) {
+  if (!strncmp(e->msg, "empty:", 6) || e->code == ND_ENOMEM)
+    nd_err_rename(e, fn);
+  return e->code;
+}
+
+nd_status nd_err_rename(nd_err *e, const char *fn) {
+  const char *colon = strchr(e->msg, ':');
+  size_t n = strlen(fn);
+  if (colon && colon - e->msg < 24 &&
+      ((size_t)(colon - e->msg) != n || strncmp(e->msg, fn, n))) {
+    char rest[sizeof e->msg];
+    snprintf(rest, sizeof rest, "%s", colon);
+    snprintf(e->msg, sizeof e->msg, "%s%s", fn, rest);
+  }
+  return e->code;
+}

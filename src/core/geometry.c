@@ -33,15 +33,23 @@ nd_status nd_contiguous_strides(nd_err *e, int ndim, const int64_t *size,
     if (size[i] < 0)
       return nd_fail(e, ND_EINVAL, "shape: negative size %lld in %s",
                      (long long)size[i], nd_fmt_sizes(b, sizeof b, ndim, size));
+  int empty = 0;
+  for (int i = 0; i < ndim; i++)
+    if (size[i] == 0) empty = 1;
   for (int i = ndim - 1; i >= 0; i--) {
     stride[i] = n;
-    /* Strides keep growing past a size-0 dim, as PyTorch's do. */
-    if (nd_mul_ovf(n, size[i] ? size[i] : 1, &n))
-      return nd_fail(e, ND_EOVERFLOW, "shape: %s has too many elements",
-                     nd_fmt_sizes(b, sizeof b, ndim, size));
+    /* Strides keep growing past a size-0 dim, as PyTorch's do; when that
+     * overflows (zeros({2^62, 0})) an empty tensor's strides are free:
+     * all 1, so that no later stride arithmetic can overflow either. */
+    if (nd_mul_ovf(n, size[i] ? size[i] : 1, &n)) {
+      if (!empty)
+        return nd_fail(e, ND_EOVERFLOW, "shape: %s has too many elements",
+                       nd_fmt_sizes(b, sizeof b, ndim, size));
+      for (int j = 0; j < ndim; j++) stride[j] = 1;
+      break;
+    }
   }
-  for (int i = 0; i < ndim; i++)
-    if (size[i] == 0) n = 0;
+  if (empty) n = 0;
   if (numel) *numel = n;
   return ND_OK;
 }
