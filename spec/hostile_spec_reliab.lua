@@ -89,6 +89,12 @@ describe("writes into as_strided views: refuse exactly the overlapping ones", fu
     end
   end)
 
+  it("an empty tensor has nothing to write, whatever its strides (found by make fuzz)", function()
+    local e = nd.zeros(0):expand(2, 0)
+    assert.has_no.errors(function() e:add_(1) end)
+    assert.has_no.errors(function() nd.zeros(0, 1):expand(3, 0, 1):fill_(2) end)
+  end)
+
   it("past the search bound with nothing proven, the write is allowed", function()
     -- 2^21 elements; offsets 0,3,5,7,8,10,12,15 + 16k are distinct, but
     -- neither the sufficient test nor a pair of dims proves it.
@@ -214,5 +220,16 @@ describe("PyTorch's niceties", function()
     assert.same({ 1, 12, 4 }, plain((nd.zeros(5, 1) + b):stride()))
     local x = nd.zeros(3, 1, 4):transpose(1, 3)
     assert.same({ 1, 4, 8 }, plain((x + nd.zeros(2, 1)):stride()))
+  end)
+end)
+
+describe("empty tensors with huge dims (UBSan found products overflowing)", function()
+  it("numel, reshape, flatten and reductions", function()
+    local z = nd.zeros(0, 1):expand(2 ^ 40, 2 ^ 40, 0, 1)
+    assert.equals(0, z:numel())
+    assert.equals(0, z:flatten(3, 4):numel())
+    assert.equals(0, z:sum({ 1, 2 }):numel())
+    assert.equals(0, z:sum(4):numel())
+    assert.equals(0, nd.zeros(3):as_strided({ 2 ^ 62, 2 ^ 62, 0 }, { 1, 1, 1 }, 0):numel())
   end)
 end)

@@ -5,6 +5,8 @@
 
 int64_t nd_numel(const nd_tensor *t) {
   int64_t n = 1;
+  for (int i = 0; i < t->ndim; i++) /* empty first: {2^40, 2^40, 0} */
+    if (t->size[i] == 0) return 0;
   for (int i = 0; i < t->ndim; i++) n *= t->size[i]; /* checked at creation */
   return n;
 }

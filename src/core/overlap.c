@@ -77,8 +77,9 @@ static int overlap(const nd_tensor *t) {
   dims d = {0};
   int64_t numel = 1, span = 0, extent = 0;
   int sufficient = 1;
-  for (int i = 0; i < t->ndim; i++) {
+  for (int i = 0; i < t->ndim; i++) /* empty: nothing is written (PyTorch) */
     if (t->size[i] == 0) return 0;
+  for (int i = 0; i < t->ndim; i++) {
     if (t->size[i] == 1) continue;
     if (t->stride[i] == 0) return 1;
     int j = d.n++; /* insertion by ascending |stride| */

@@ -205,8 +205,10 @@ nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
   int ond = 0;
   for (int i = 0; i < t->ndim; i++) {
     ks[i] = red[i] ? 1 : t->size[i];
-    if (red[i]) N *= t->size[i];
-    else M *= t->size[i];
+    /* Saturating: an empty t's dims may multiply past int64 before its 0
+     * (which then still gives 0); a true overflow of M fails to allocate. */
+    int64_t *c = red[i] ? &N : &M;
+    if (nd_mul_ovf(*c, t->size[i], c)) *c = INT64_MAX;
     if (!red[i] || keepdim) os[ond++] = ks[i];
   }
   if (N == 0 && (op == ND_R_MIN || op == ND_R_MAX))

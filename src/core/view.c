@@ -133,6 +133,8 @@ nd_status nd_expand(nd_err *e, nd_tensor *out, const nd_tensor *t, int ndim,
   nd_tensor h = *t;
   int lead = ndim - t->ndim;
   int64_t numel = 1;
+  for (int i = 0; i < ndim; i++) /* empty: any other sizes */
+    if (size[i] == 0) numel = 0;
   h.ndim = ndim;
   for (int i = 0; i < ndim; i++) {
     int j = i - lead; /* the matching dim of t, when >= 0 */
@@ -186,11 +188,12 @@ static nd_status infer_size(nd_err *e, const char *fn, const nd_tensor *t,
     } else if (size[i] < 0) {
       return nd_fail(e, ND_EINVAL, "%s: invalid size %lld in %s", fn,
                      (long long)size[i], nd_fmt_sizes(b1, sizeof b1, ndim, size));
-    } else if (nd_mul_ovf(prod, size[i], &prod)) {
-      prod = -1; /* cannot match any real numel */
-      break;
+    } else if (prod >= 0 && nd_mul_ovf(prod, size[i], &prod)) {
+      prod = -1; /* cannot match any real numel, unless a 0 follows */
     }
   }
+  for (int i = 0; i < ndim; i++)
+    if (size[i] == 0) prod = 0;
   if (infer >= 0 && prod > 0 && numel % prod == 0) {
     res[infer] = numel / prod;
     return ND_OK;
@@ -412,6 +415,8 @@ nd_status nd_check_extent(nd_err *e, const char *fn, int64_t avail, int ndim,
   if (offset < 0)
     return nd_fail(e, ND_EINVAL, "%s: negative offset %lld", fn,
                    (long long)offset);
+  for (int i = 0; i < ndim; i++) /* empty: any other sizes */
+    if (size[i] == 0) numel = 0;
   for (int i = 0; i < ndim; i++) {
     int64_t d;
     if (size[i] < 0)
