@@ -115,3 +115,29 @@ uninstall:
 
 clean:
 	rm -rf build build-asan build-*
+
+# ---- reliability (issue 14): make fuzz, check-alloc, check-valgrind ------
+# The differential fuzzer checks nd against the committed NumPy/PyTorch
+# corpus, then FUZZ_COUNT random programs from FUZZ_SEED against the plain-
+# Lua model; then the libFuzzer target (FUZZ_TIME seconds); then the
+# allocation-failure sweep. fuzz-asan: the first two under ASan+UBSan.
+FUZZ_SEED  ?= 1
+FUZZ_COUNT ?= 2000
+FUZZ_TIME  ?= 60
+ASAN_ENV = LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
+  ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1:abort_on_error=0 \
+  LSAN_OPTIONS=suppressions=$(CURDIR)/spec/support/lsan.supp:print_suppressions=0 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+.PHONY: fuzz fuzz-run fuzz-asan fuzz-corpus fuzz-libfuzzer check-alloc check-valgrind
+fuzz: fuzz-run fuzz-libfuzzer check-alloc
+fuzz-run: deps all
+	@ND_BUILD=$(BUILD) bin/nd spec/fuzz/run.lua --corpus spec/fuzz/corpus.lua
+	@ND_BUILD=$(BUILD) bin/nd spec/fuzz/run.lua --seed $(FUZZ_SEED) --count $(FUZZ_COUNT)
+fuzz-asan: deps
+	@$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g $(SAN_FLAGS)" all
+	@$(ASAN_ENV) ND_BUILD=build-asan bin/nd spec/fuzz/run.lua --corpus spec/fuzz/corpus.lua
+	@$(ASAN_ENV) ND_BUILD=build-asan bin/nd spec/fuzz/run.lua --seed $(FUZZ_SEED) --count $(FUZZ_COUNT)
+# Regenerates the corpus (needs /usr/bin/python3 with numpy and torch).
+fuzz-corpus: all
+	ND_BUILD=$(BUILD) bin/nd spec/fuzz/run.lua --emit json --seed 100000 --count 400 --steps 14 \
+	  | /usr/bin/python3 spec/fuzz/numpy_eval.py --seed 100000 --count 400 --steps 14 > spec/fuzz/corpus.lua

@@ -14,14 +14,34 @@ local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
 package.path = here .. "?.lua;" .. package.path
 local nd = require "nd"
 local P = require "program"
+-- Tiny tensors: threads would only add noise (and OpenBLAS spin time).
+nd.set_num_threads(1)
 
 local opts = { seed = 1, count = 200, steps = 12 }
+
+-- Programs as JSON, one per line (for numpy_eval.py).
+local function json(v)
+  if type(v) == "table" then
+    if #v > 0 or next(v) == nil then
+      local p = {}
+      for i, x in ipairs(v) do p[i] = json(x) end
+      return "[" .. table.concat(p, ",") .. "]"
+    end
+    local p, keys = {}, {}
+    for k in pairs(v) do keys[#keys + 1] = k end
+    table.sort(keys)
+    for _, k in ipairs(keys) do p[#p + 1] = string.format("%q:%s", k, json(v[k])) end
+    return "{" .. table.concat(p, ",") .. "}"
+  elseif type(v) == "string" then return string.format("%q", v)
+  elseif type(v) == "boolean" then return tostring(v)
+  else return string.format("%.17g", v) end
+end
 do
   local i = 1
   while arg[i] do
     local k = arg[i]:match("^%-%-(.*)")
     if not k or not arg[i + 1] then error("usage: run.lua [--seed S] [--count N] [--steps K] [--corpus FILE]") end
-    opts[k] = k == "corpus" and arg[i + 1] or tonumber(arg[i + 1])
+    opts[k] = (k == "corpus" or k == "emit") and arg[i + 1] or tonumber(arg[i + 1])
     i = i + 2
   end
 end
@@ -172,9 +192,15 @@ local function check(prog, expected, header, can_shrink)
   print()
 end
 
+if opts.emit then -- --emit json: print the programs, run nothing
+  for k = 0, opts.count - 1 do print(json(P.generate(opts.seed + k, opts.steps))) end
+  os.exit(0)
+end
+
 if opts.corpus then
   local corpus = dofile(opts.corpus)
-  for k, c in ipairs(corpus) do
+  for k, f in ipairs(corpus) do
+    local c = f()
     check(c.prog, c.expect, string.format("corpus %s case %d (NumPy says otherwise)", opts.corpus, k), false)
   end
 else
