@@ -141,3 +141,15 @@ fuzz-asan: deps
 fuzz-corpus: all
 	ND_BUILD=$(BUILD) bin/nd spec/fuzz/run.lua --emit json --seed 100000 --count 400 --steps 14 \
 	  | /usr/bin/python3 spec/fuzz/numpy_eval.py --seed 100000 --count 400 --steps 14 > spec/fuzz/corpus.lua
+# libFuzzer over the core's geometry and the .npy parser (tests/fuzz_core.c);
+# new inputs go to build-fuzz/corpus, the committed seeds are read too.
+build-fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) include/nd.h $(wildcard src/core/*.h)
+	@mkdir -p build-fuzz/corpus
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	  -std=c11 -D_DEFAULT_SOURCE -pthread -Iinclude -Isrc/core $(PKG_CFLAGS) \
+	  tests/fuzz_core.c $(CORE_SRC) $(LDLIBS) -o $@
+fuzz-libfuzzer: build-fuzz/fuzz_core
+	@build-fuzz/fuzz_core -max_total_time=$(FUZZ_TIME) -seed=$(FUZZ_SEED) \
+	  -print_final_stats=1 build-fuzz/corpus tests/fuzz_corpus > build-fuzz/log 2>&1; \
+	  status=$$?; grep -E "^(stat::number_of_executed_units|Done|==|SUMMARY|invariant|INFO: seed)" build-fuzz/log; \
+	  [ $$status -eq 0 ] || tail -40 build-fuzz/log; exit $$status
