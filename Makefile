@@ -153,3 +153,11 @@ fuzz-libfuzzer: build-fuzz/fuzz_core
 	  -print_final_stats=1 build-fuzz/corpus tests/fuzz_corpus > build-fuzz/log 2>&1; \
 	  status=$$?; grep -E "^(stat::number_of_executed_units|Done|==|SUMMARY|invariant|INFO: seed)" build-fuzz/log; \
 	  [ $$status -eq 0 ] || tail -40 build-fuzz/log; exit $$status
+# Allocation-failure sweep: fail the Nth allocation for every N (at most
+# 2000) over a C API script and a Lua script (tests/alloc_fail.*).
+ALLOC_WRAP = -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc -Wl,--wrap=free
+$(BUILD)/alloc_fail: tests/alloc_fail.c $(CORE_OBJ) $(LUA_OBJ)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALLOC_WRAP) $$(pkg-config --libs $(LUA_PC)) $(LDLIBS)
+check-alloc: deps all $(BUILD)/alloc_fail
+	@$(BUILD)/alloc_fail c
+	@$(BUILD)/alloc_fail lua tests/alloc_fail.lua
