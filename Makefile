@@ -128,7 +128,7 @@ ASAN_ENV = LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-fil
   ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1:abort_on_error=0 \
   LSAN_OPTIONS=suppressions=$(CURDIR)/spec/support/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-.PHONY: fuzz fuzz-run fuzz-asan fuzz-corpus fuzz-libfuzzer check-alloc check-valgrind
+.PHONY: fuzz fuzz-run fuzz-asan fuzz-corpus fuzz-deps fuzz-libfuzzer check-alloc check-valgrind
 fuzz: fuzz-run fuzz-libfuzzer check-alloc
 fuzz-run: deps all
 	@ND_BUILD=$(BUILD) bin/nd spec/fuzz/run.lua --corpus spec/fuzz/corpus.lua
@@ -143,11 +143,13 @@ fuzz-corpus: all
 	  | /usr/bin/python3 spec/fuzz/numpy_eval.py --seed 100000 --count 400 --steps 14 > spec/fuzz/corpus.lua
 # libFuzzer over the core's geometry and the .npy parser (tests/fuzz_core.c);
 # new inputs go to build-fuzz/corpus, the committed seeds are read too.
-build-fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) include/nd.h $(wildcard src/core/*.h)
+build-fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) include/nd.h $(wildcard src/core/*.h) | fuzz-deps
 	@mkdir -p build-fuzz/corpus
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	  -std=c11 -D_DEFAULT_SOURCE -pthread -Iinclude -Isrc/core $(PKG_CFLAGS) \
 	  tests/fuzz_core.c $(CORE_SRC) $(LDLIBS) -o $@
+fuzz-deps:
+	@$(MAKE) --no-print-directory install-pkgs PKGS="clang libclang-rt-14-dev"
 fuzz-libfuzzer: build-fuzz/fuzz_core
 	@build-fuzz/fuzz_core -max_total_time=$(FUZZ_TIME) -seed=$(FUZZ_SEED) \
 	  -print_final_stats=1 build-fuzz/corpus tests/fuzz_corpus > build-fuzz/log 2>&1; \
@@ -161,3 +163,12 @@ $(BUILD)/alloc_fail: tests/alloc_fail.c $(CORE_OBJ) $(LUA_OBJ)
 check-alloc: deps all $(BUILD)/alloc_fail
 	@$(BUILD)/alloc_fail c
 	@$(BUILD)/alloc_fail lua tests/alloc_fail.lua
+# The whole suite (which also builds and runs the C host examples) under
+# valgrind: 0 errors, 0 definite leaks. Compilers and shells are not traced.
+VG_SKIP = */cc,*/gcc*,*/cc1,*/as,*/ld,*/collect2,*/sh,*/bash,*/dash,*/x86_64-linux-gnu-*,*/pkg-config
+check-valgrind: deps all
+	@$(MAKE) --no-print-directory install-pkgs PKGS="valgrind"
+	@ND_BUILD=$(BUILD) LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;" valgrind -q --trace-children=yes \
+	  --trace-children-skip='$(VG_SKIP)' --error-exitcode=99 --leak-check=full \
+	  --errors-for-leak-kinds=definite --show-leak-kinds=definite \
+	  $(LUA) $$(command -v busted) --ignore-lua
