@@ -235,16 +235,41 @@ nd_status nd_linspace(nd_err *e, nd_tensor *out, int dtype, double a,
                       double b, int64_t n);
 nd_status nd_eye(nd_err *e, nd_tensor *out, int dtype, int64_t n, int64_t m);
 
-/* ---- random: xoshiro256** seeded through splitmix64 --------------------- */
-typedef struct nd_rng { uint64_t s[4]; } nd_rng;
-void nd_rng_seed(nd_rng *r, uint64_t seed);
-uint64_t nd_rng_next(nd_rng *r);
-nd_rng *nd_default_rng(void); /* the documented global generator */
-/* Fill t with uniform [0,1), standard normal, or integers in [lo, hi). */
-nd_status nd_rand(nd_err *e, const nd_tensor *t, nd_rng *r);
-nd_status nd_randn(nd_err *e, const nd_tensor *t, nd_rng *r);
-nd_status nd_randint(nd_err *e, const nd_tensor *t, nd_rng *r, int64_t lo,
-                     int64_t hi);
+/* ---- random (src/core/random*.c) ---------------------------------------- */
+/* A generator is a plain value the caller owns (no global generator
+ * exists): xoshiro256** seeded through splitmix64. Each function draws
+ * from the generator it is given, in row-major order of the target's
+ * indices; the same seed gives the same values on every platform and
+ * instruction set (integer generator, exact tables, exact arithmetic).
+ * Don't share one generator between threads without a lock. */
+typedef struct nd_generator { uint64_t s[4]; } nd_generator;
+void nd_generator_seed(nd_generator *g, uint64_t seed);
+uint64_t nd_generator_next(nd_generator *g); /* 64 random bits */
+/* Fill t (any writable view of a floating dtype): uniform [0, 1),
+ * standard normal, uniform [lo, hi) (finite lo <= hi; lo == hi gives lo),
+ * normal(mean, std) (std >= 0). */
+nd_status nd_rand(nd_err *e, const nd_tensor *t, nd_generator *g);
+nd_status nd_randn(nd_err *e, const nd_tensor *t, nd_generator *g);
+nd_status nd_uniform(nd_err *e, const nd_tensor *t, nd_generator *g,
+                     double lo, double hi);
+nd_status nd_normal(nd_err *e, const nd_tensor *t, nd_generator *g,
+                    double mean, double std);
+/* Fill t (any dtype that holds the range) with integers in [lo, hi). */
+nd_status nd_randint(nd_err *e, const nd_tensor *t, nd_generator *g,
+                     int64_t lo, int64_t hi);
+/* Fill t with 1 (probability p in [0, 1]) or 0. */
+nd_status nd_bernoulli(nd_err *e, const nd_tensor *t, nd_generator *g,
+                       double p);
+/* out (unset) gets p's shape and floating dtype: 1 with probability p[i]. */
+nd_status nd_bernoulli_tensor(nd_err *e, nd_tensor *out, nd_generator *g,
+                              const nd_tensor *p);
+/* out (unset) gets a permutation of 0 .. n-1 (int64). */
+nd_status nd_randperm(nd_err *e, nd_tensor *out, nd_generator *g, int64_t n);
+/* out (unset) gets n 0-based category indices (int64) per row of the 1-D
+ * (k) or 2-D (rows, k) weights probs (finite, >= 0, any dtype; rows need
+ * not sum to 1). Without replacement each row needs n non-zero weights. */
+nd_status nd_multinomial(nd_err *e, nd_tensor *out, nd_generator *g,
+                         const nd_tensor *probs, int64_t n, int replacement);
 
 /* ---- .npy files (src/core/npy.c) ------------------------------------------ */
 /* Load versions 1.0-3.0, either byte order, C or Fortran order (a Fortran
@@ -375,6 +400,60 @@ nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
  * elements, the index being the row-major flat one. values may be NULL. */
 nd_status nd_reduce_arg(nd_err *e, nd_tensor *values, nd_tensor *indices,
                         int op, const nd_tensor *t, int dim, int keepdim);
+
+/* ---- linear algebra through OpenBLAS's LAPACK (src/core/linalg*.c) ------ */
+/* NumPy's numpy.linalg on the last two dims, batched over the leading ones
+ * (solve and lstsq broadcast them). float32 computes in float32, every
+ * other dtype in float64. Inputs may be any view and are never written;
+ * results are fresh row-major tensors written into unset headers (left
+ * unset on failure). Singular input to solve/inv (matrix_power n < 0), and
+ * non-positive-definite input to cholesky fail naming the function and the
+ * batch index; NaN/inf input to the SVD and eigen routines fails (LAPACK
+ * may not converge on it). det/slogdet/cond/norm/matrix_rank give 0-d
+ * results for one matrix. */
+nd_status nd_linalg_solve(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                          const nd_tensor *b); /* b 1-D: a vector */
+nd_status nd_linalg_inv(nd_err *e, nd_tensor *out, const nd_tensor *a);
+nd_status nd_linalg_det(nd_err *e, nd_tensor *out, const nd_tensor *a);
+nd_status nd_linalg_slogdet(nd_err *e, nd_tensor *sign, nd_tensor *logabsdet,
+                            const nd_tensor *a);
+nd_status nd_linalg_cholesky(nd_err *e, nd_tensor *out, const nd_tensor *a);
+nd_status nd_linalg_qr(nd_err *e, nd_tensor *q, nd_tensor *r,
+                       const nd_tensor *a);  /* reduced */
+nd_status nd_linalg_svd(nd_err *e, nd_tensor *u, nd_tensor *s, nd_tensor *vh,
+                        const nd_tensor *a); /* reduced */
+nd_status nd_linalg_svdvals(nd_err *e, nd_tensor *s, const nd_tensor *a);
+/* Ascending eigenvalues, eigenvectors as columns; reads the lower triangle. */
+nd_status nd_linalg_eigh(nd_err *e, nd_tensor *w, nd_tensor *v,
+                         const nd_tensor *a);
+nd_status nd_linalg_eigvalsh(nd_err *e, nd_tensor *w, const nd_tensor *a);
+nd_status nd_linalg_lstsq(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                          const nd_tensor *b);
+nd_status nd_linalg_pinv(nd_err *e, nd_tensor *out, const nd_tensor *a);
+nd_status nd_linalg_matrix_rank(nd_err *e, nd_tensor *out,
+                                const nd_tensor *a); /* int64 */
+nd_status nd_linalg_matrix_power(nd_err *e, nd_tensor *out,
+                                 const nd_tensor *a, int64_t n);
+/* ord ND_NORM_P takes p (a number, +-HUGE_VAL for +-inf). */
+enum { ND_NORM_P, ND_NORM_FRO, ND_NORM_NUC };
+nd_status nd_linalg_norm(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                         int ord, double p);
+nd_status nd_linalg_cond(nd_err *e, nd_tensor *out, const nd_tensor *a);
+/* What nd_linalg_<name>(a [, b]) would do, without doing it: the routines
+ * ("dgetrf+dgetri", "unrolled4x4", ...), their flags in words, the number
+ * of matrices, and how each operand is copied into LAPACK's workspace:
+ * not at all, straight, transposing, gathered from strides, or converted
+ * to the computation's dtype. */
+enum { ND_LINALG_NONE, ND_LINALG_STRAIGHT, ND_LINALG_TRANSPOSE,
+       ND_LINALG_GATHER, ND_LINALG_CONVERT };
+typedef struct nd_lapack_plan {
+  char routine[64], flags[128];
+  int dtype;
+  int64_t batch;
+  int copy_a, copy_b;
+} nd_lapack_plan;
+nd_status nd_linalg_plan(nd_err *e, nd_lapack_plan *plan, const char *name,
+                         const nd_tensor *a, const nd_tensor *b);
 
 #ifdef __cplusplus
 }

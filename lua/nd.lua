@@ -14,6 +14,9 @@ local module_only = {
   randint = true, manual_seed = true, from_string = true, cat = true,
   stack = true, set_num_threads = true, get_num_threads = true, where = true,
   matmul_plan = false, save = true, load = true,
+  linalg = true,
+  normal = true, uniform = true, randperm = true, generator = true,
+  default_generator = true,
 }
 -- Internal entry points, neither functions nor methods.
 local internal = {

@@ -341,19 +341,19 @@ static void test_construct(void) {
   CHECK(is_unset(&x));
 }
 
-/* ---- random: the documented sequence ---- */
+/* ---- random: the documented sequence, from a generator the host owns ---- */
 static void test_random(void) {
-  nd_rng g;
-  nd_rng_seed(&g, 42);
+  nd_generator g;
+  nd_generator_seed(&g, 42);
   /* xoshiro256** seeded by splitmix64(42), checked against an independent
    * Python implementation. */
-  CHECK(nd_rng_next(&g) == 0x15780b2e0c2ec716ULL);
-  CHECK(nd_rng_next(&g) == 0x6104d9866d113a7eULL);
-  CHECK(nd_rng_next(&g) == 0xae17533239e499a1ULL);
+  CHECK(nd_generator_next(&g) == 0x15780b2e0c2ec716ULL);
+  CHECK(nd_generator_next(&g) == 0x6104d9866d113a7eULL);
+  CHECK(nd_generator_next(&g) == 0xae17533239e499a1ULL);
   nd_err e = fresh();
-  nd_tensor u = ND_UNSET, k = ND_UNSET;
+  nd_tensor u = ND_UNSET, k = ND_UNSET, perm = ND_UNSET;
   int64_t n = 3;
-  nd_rng_seed(&g, 42);
+  nd_generator_seed(&g, 42);
   OK(nd_empty(&e, &u, ND_FLOAT64, 1, &n));
   OK(nd_rand(&e, &u, &g));
   double *p = nd_data(&u);
@@ -371,8 +371,23 @@ static void test_random(void) {
   int inrange = 1;
   for (int j = 0; j < 3; j++) inrange &= kp[j] >= -3 && kp[j] < 4;
   CHECK(inrange);
+  e = fresh();
+  CHECK(nd_rand(&e, &u, NULL) == ND_EINVAL);
+  HAS(e, "rand: generator is NULL");
+  e = fresh();
+  CHECK(nd_normal(&e, &u, &g, 0, -1) == ND_EINVAL);
+  HAS(e, "normal:");
+  e = fresh();
+  CHECK(nd_randperm(&e, &perm, &g, -1) == ND_EINVAL);
+  HAS(e, "randperm: n must be >= 0, got -1");
+  CHECK(is_unset(&perm));
+  OK(nd_randperm(&e, &perm, &g, 5));
+  int64_t *pp = nd_data(&perm), seen = 0;
+  for (int j = 0; j < 5; j++) seen |= 1 << pp[j];
+  CHECK(seen == 31);
   nd_release(&u);
   nd_release(&k);
+  nd_release(&perm);
 }
 
 /* ---- errors: status, message, nothing leaked, output unset ---- */

@@ -1,5 +1,5 @@
 /* Constructors: tensor, empty, zeros, ones, full, arange, linspace, eye,
- * the random ones, from_string. */
+ * from_string (the random ones are in lrandom.c). */
 #include "lnd.h"
 #include <math.h>
 #include <stdio.h>
@@ -207,47 +207,6 @@ static int l_eye(lua_State *L) {
   return 1;
 }
 
-/* ---- random ---- */
-static int l_rand(lua_State *L) {
-  int d = ND_FLOAT64;
-  nd_tensor *t = make(L, "rand", 0, &d);
-  nd_err e = ndL_err();
-  if (nd_rand(&e, t, nd_default_rng())) ndL_raise(L, &e);
-  return 1;
-}
-static int l_randn(lua_State *L) {
-  int d = ND_FLOAT64;
-  nd_tensor *t = make(L, "randn", 0, &d);
-  nd_err e = ndL_err();
-  if (nd_randn(&e, t, nd_default_rng())) ndL_raise(L, &e);
-  return 1;
-}
-static int l_randint(lua_State *L) {
-  int64_t lo = ndL_int(L, 1, "randint", "low");
-  int64_t hi = ndL_int(L, 2, "randint", "high");
-  int64_t size[ND_MAX_DIMS];
-  int next;
-  if (lo >= hi)
-    return ndL_error(L, "randint: low %lld must be below high %lld",
-                      (long long)lo, (long long)hi);
-  if (!lua_istable(L, 3) && lua_type(L, 3) != LUA_TNUMBER)
-    return ndL_error(L, "randint: sizes must be a table, got %s",
-                      luaL_typename(L, 3));
-  int n = ndL_sizes(L, 3, "randint", size, &next);
-  int dtype = ndL_dtype(L, next, "randint", ND_INT64);
-  nd_tensor *t = ndL_new(L);
-  nd_err e = ndL_err();
-  NDL_CALL_AS(L, "randint", e, nd_empty(&e, t, dtype, n, size));
-  ndL_charge(L, t);
-  if (nd_randint(&e, t, nd_default_rng(), lo, hi)) ndL_raise(L, &e);
-  return 1;
-}
-static int l_manual_seed(lua_State *L) {
-  nd_rng_seed(nd_default_rng(),
-              (uint64_t)ndL_int(L, 1, "manual_seed", "seed"));
-  return 0;
-}
-
 static int l_from_string(lua_State *L) {
   size_t len;
   if (lua_type(L, 1) != LUA_TSTRING)
@@ -293,9 +252,8 @@ void ndL_open_construct(lua_State *L) {
   static const luaL_Reg fns[] = {
       {"tensor", l_tensor}, {"empty", l_empty}, {"zeros", l_zeros},
       {"ones", l_ones}, {"full", l_full}, {"arange", l_arange},
-      {"linspace", l_linspace}, {"eye", l_eye}, {"rand", l_rand},
-      {"randn", l_randn}, {"randint", l_randint},
-      {"manual_seed", l_manual_seed}, {"from_string", l_from_string},
+      {"linspace", l_linspace}, {"eye", l_eye},
+      {"from_string", l_from_string},
       {NULL, NULL}};
   ndL_register(L, fns);
 }

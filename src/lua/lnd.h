@@ -107,6 +107,8 @@ void ndL_open_copies(lua_State *L);
 void ndL_open_ops(lua_State *L);
 void ndL_open_matmul(lua_State *L);
 void ndL_open_io(lua_State *L);
+void ndL_open_linalg(lua_State *L);
+void ndL_open_random(lua_State *L);
 int luaopen_nd(lua_State *L);
 
 #endif
