@@ -152,7 +152,8 @@ fuzz-deps:
 	@$(MAKE) --no-print-directory install-pkgs PKGS="clang libclang-rt-14-dev"
 fuzz-libfuzzer: build-fuzz/fuzz_core
 	@build-fuzz/fuzz_core -max_total_time=$(FUZZ_TIME) -seed=$(FUZZ_SEED) \
-	  -print_final_stats=1 build-fuzz/corpus tests/fuzz_corpus > build-fuzz/log 2>&1; \
+	  -print_final_stats=1 -artifact_prefix=build-fuzz/ build-fuzz/corpus tests/fuzz_corpus \
+	  > build-fuzz/log 2>&1; \
 	  status=$$?; grep -E "^(stat::number_of_executed_units|Done|==|SUMMARY|invariant|INFO: seed)" build-fuzz/log; \
 	  [ $$status -eq 0 ] || tail -40 build-fuzz/log; exit $$status
 # Allocation-failure sweep: fail the Nth allocation for every N (at most

@@ -51,6 +51,17 @@ local function cast(dt, v)
 end
 M.cast = cast
 
+-- From a float dtype into an integer one nd truncates and saturates.
+local LIMITS = { uint8 = { 0, 255 }, int32 = { -2 ^ 31, 2 ^ 31 - 1 }, int64 = { -2 ^ 63, 2 ^ 63 } }
+local function convert(from, to, v)
+  local lim = LIMITS[to]
+  if KIND[from] == "f" and lim then
+    if v ~= v then return 0 end
+    return cast(to, math.max(lim[1], math.min(lim[2], v)))
+  end
+  return cast(to, v)
+end
+
 -- ---- the reference tensor: a storage (0-based Lua array) and a header ----
 local function numel(size)
   local n = 1
@@ -501,7 +512,7 @@ M.OPS = {
     ref = function(s, a, b)
       if overlapping(a) then error("overlap") end
       local src = M.values(expand(b, a.size)) -- read before writing
-      for k, off in ipairs(offsets(a)) do a.st[off] = cast(a.dtype, src[k]) end
+      for k, off in ipairs(offsets(a)) do a.st[off] = convert(b.dtype, a.dtype, src[k]) end
     end,
     code = function(s) return string.format("v%d:copy_(v%d)", s.a, s.b) end,
   },
