@@ -75,6 +75,10 @@ static int problems;
 #define STEP(call)                                                          \
   do {                                                                      \
     nd_status s_ = (call);                                                  \
+    if (s_ == ND_ENOMEM && !strncmp(e.msg, "empty:", 6) &&                 \
+        strncmp(#call, "nd_empty", 8) && strncmp(#call, "nd_zeros", 8))     \
+      PROBLEM("run %ld: %s names the wrong function: %s\n", fail_at,      \
+              #call, e.msg);                                                \
     if (s_ == ND_ENOMEM) goto out;                                          \
     if (s_) { PROBLEM("run %ld: %s -> %d: %s\n", fail_at, #call, s_, e.msg); goto out; } \
   } while (0)
