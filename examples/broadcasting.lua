@@ -8,8 +8,8 @@ nd.manual_seed(1)
 --    against the (n, m) matrix; no loop, no copies of the statistics.
 local m = nd.rand(4, 6)
 local centred = m - m:mean(2, true)          -- (4, 6) - (4, 1)
-local rows = centred / centred:norm(2, true) -- (4, 6) / (4, 1)
-print("row norms after normalising:", rows:norm(2))
+local rows = centred / centred:norm(2, 2, true) -- (4, 6) / (4, 1): p = 2 over dim 2
+print("row norms after normalising:", rows:norm(2, 2))
 print("row means after normalising:", rows:mean(2))
 
 -- 2. A masked update: replace outliers (|x| > 1.5) with 0.5 and keep

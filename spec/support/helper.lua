@@ -24,7 +24,7 @@ function assert_close(expected, got, tol)
     elseif type(e) == "number" and e ~= e then
       assert(g ~= g, path .. ": expected nan, got " .. tostring(g))
     elseif type(e) == "number" and tol > 0 then
-      assert(type(g) == "number" and math.abs(e - g) <= tol * math.max(1, math.abs(e)),
+      assert(type(g) == "number" and (e == g or math.abs(e - g) <= tol * math.max(1, math.abs(e))),
         ("%s: expected %s, got %s"):format(path, tostring(e), tostring(g)))
     else
       assert(e == g, ("%s: expected %s, got %s"):format(path, tostring(e), tostring(g)))
@@ -90,6 +90,35 @@ end
 if jit then
   local ffi = require "ffi"
   function LL(x) return ffi.cast("int64_t", x) end
+end
+
+
+-- A 2-D tensor of dtype dt holding the nested table data, laid out as
+-- one of "contiguous", "transposed", "stepped" (every other element of a
+-- larger tensor) or "flipped" (negative strides): the same values in every
+-- memory order, for specs checking oracle results on any view.
+DATA_LAYOUTS = { "contiguous", "transposed", "stepped", "flipped" }
+function tensor_in_layout(data, dt, layout)
+  local r, c = #data, #data[1]
+  local function make(f, rr, cc)
+    local rows = {}
+    for i = 1, rr do
+      rows[i] = {}
+      for j = 1, cc do rows[i][j] = f(i, j) end
+    end
+    return nd.tensor(rows, dt)
+  end
+  if layout == "transposed" then
+    return make(function(i, j) return data[j][i] end, c, r):t()
+  elseif layout == "flipped" then
+    return make(function(i, j) return data[r + 1 - i][c + 1 - j] end, r, c):flip({ 1, 2 })
+  elseif layout == "stepped" then
+    local z = nd.zeros(2 * r, 2 * c, dt)
+    local v = z[{ { 1, 2 * r, 2 }, { 2, 2 * c, 2 } }]
+    v:copy_(nd.tensor(data, dt))
+    return v
+  end
+  return nd.tensor(data, dt)
 end
 
 return nd

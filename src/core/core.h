@@ -9,13 +9,30 @@
 
 #define ND_ALIGN 64
 
+/* Kernels may be multiversioned (target_clones: one IFUNC per kernel,
+ * resolved at load time by __builtin_cpu_supports) on x86-64, except in
+ * sanitizer builds: ASan's and TSan's runtimes are not up yet when the
+ * dynamic loader runs the resolvers (a TSan build crashed at load). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define ND_NO_IFUNC 1
+#endif
+#endif
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__) && !defined(ND_NO_IFUNC)
+#define ND_IFUNC 1
+#else
+#define ND_IFUNC 0
+#endif
+
 /* Fill e and return its code; every failure goes through here. */
 nd_status nd_fail(nd_err *e, nd_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* e's shared-path message ("empty: ..." or out of memory) renamed to fn;
  * returns e->code. */
 nd_status nd_err_as(nd_err *e, const char *fn);
-/* e's message, whatever its leading "name:", under fn's name. */
+/* e's message with its leading "name:" replaced by fn (for a function
+ * that failed inside another entry point); returns e->code. */
 nd_status nd_err_rename(nd_err *e, const char *fn);
 
 /* Overflow-checked int64 arithmetic: nonzero on overflow. */

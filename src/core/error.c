@@ -32,13 +32,11 @@ nd_status nd_err_as(nd_err *e, const char *fn) {
 }
 
 nd_status nd_err_rename(nd_err *e, const char *fn) {
-  const char *colon = strchr(e->msg, ':');
-  size_t n = strlen(fn);
-  if (colon && colon - e->msg < 24 &&
-      ((size_t)(colon - e->msg) != n || strncmp(e->msg, fn, n))) {
-    char rest[sizeof e->msg];
-    snprintf(rest, sizeof rest, "%s", colon);
-    snprintf(e->msg, sizeof e->msg, "%s%s", fn, rest);
-  }
+  char m[sizeof e->msg + 64];
+  const char *c = strchr(e->msg, ':');
+  if (c && c - e->msg > 24) c = NULL;
+  snprintf(m, sizeof m, "%.40s%s%s", fn, c ? "" : ": ", c ? c : e->msg);
+  memcpy(e->msg, m, sizeof e->msg - 1);
+  e->msg[sizeof e->msg - 1] = 0;
   return e->code;
 }

@@ -360,6 +360,8 @@ int luaopen_nd(lua_State *L) {
   ndL_open_ops(L);
   ndL_open_matmul(L);
   ndL_open_io(L);
+  ndL_open_sort(L);
+  ndL_open_index(L);
   ndL_open_linalg(L);
   ndL_open_random(L);
   lua_pushcfunction(L, l_modules);

@@ -107,6 +107,10 @@ void ndL_open_copies(lua_State *L);
 void ndL_open_ops(lua_State *L);
 void ndL_open_matmul(lua_State *L);
 void ndL_open_io(lua_State *L);
+void ndL_open_sort(lua_State *L);
+void ndL_open_index(lua_State *L);
+/* t[k] / t[k] = v with a tensor key (lindex.c); assign: 0 read, 1 write. */
+int ndL_tensor_key(lua_State *L, int assign);
 void ndL_open_linalg(lua_State *L);
 void ndL_open_random(lua_State *L);
 int luaopen_nd(lua_State *L);

@@ -4,6 +4,7 @@
 #include "lnd.h"
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static void operand(lua_State *L, int idx, nd_operand *o, const char *fn,
                     int inplace) {
@@ -191,29 +192,52 @@ static int push_scalar(lua_State *L, nd_tensor *r) {
   return 1;
 }
 
-/* t:f([dim [, keepdim]]): dim a number or a table of dims. */
-static int reduce(lua_State *L, int op, const char *fn) {
+/* t:f([dim [, keepdim]]), dim (a number or a table of dims) at `at`;
+ * p is norm's. */
+static int reduce_at(lua_State *L, int op, const char *fn, int at, double p) {
   nd_tensor *t = ndL_check(L, 1, fn);
   nd_err e = ndL_err();
   int dims[ND_MAX_DIMS], n = 0;
-  if (!lua_isnoneornil(L, 2)) n = ndL_dimlist(L, 2, t->ndim, fn, dims);
+  if (!lua_isnoneornil(L, at)) n = ndL_dimlist(L, at, t->ndim, fn, dims);
   if (n == 0) {
     nd_tensor r = ND_UNSET;
-    NDL_CALL(L, e, nd_reduce(&e, &r, op, t, 0, NULL, 0));
+    NDL_CALL(L, e, op == ND_R_NORM ? nd_norm(&e, &r, t, p, 0, NULL, 0)
+                                   : nd_reduce(&e, &r, op, t, 0, NULL, 0));
     return push_scalar(L, &r);
   }
-  int keep = lua_toboolean(L, 3);
+  int keep = lua_toboolean(L, at + 1);
   nd_tensor *r = ndL_new(L);
-  NDL_CALL(L, e, nd_reduce(&e, r, op, t, n, dims, keep));
+  NDL_CALL(L, e, op == ND_R_NORM ? nd_norm(&e, r, t, p, n, dims, keep)
+                                 : nd_reduce(&e, r, op, t, n, dims, keep));
   ndL_charge(L, r);
   return 1;
+}
+static int reduce(lua_State *L, int op, const char *fn) {
+  return reduce_at(L, op, fn, 2, 0);
 }
 static int op_sum(lua_State *L) { return reduce(L, ND_R_SUM, "sum"); }
 static int op_mean(lua_State *L) { return reduce(L, ND_R_MEAN, "mean"); }
 static int op_prod(lua_State *L) { return reduce(L, ND_R_PROD, "prod"); }
 static int op_all(lua_State *L) { return reduce(L, ND_R_ALL, "all"); }
 static int op_any(lua_State *L) { return reduce(L, ND_R_ANY, "any"); }
-static int op_norm(lua_State *L) { return reduce(L, ND_R_NORM, "norm"); }
+
+/* t:norm([p [, dim [, keepdim]]]): PyTorch's Tensor.norm, p first. */
+static int op_norm(lua_State *L) {
+  ndL_check(L, 1, "norm");
+  double p = 2;
+  if (lua_type(L, 2) == LUA_TSTRING && strcmp(lua_tostring(L, 2), "fro") == 0)
+    p = 2;
+  else if (lua_type(L, 2) == LUA_TNUMBER)
+    p = lua_tonumber(L, 2);
+  else if (!lua_isnoneornil(L, 2))
+    return ndL_error(L, "norm: p must be a number, math.huge, -math.huge or "
+                     "\"fro\", got %s", lua_type(L, 2) == LUA_TSTRING
+                     ? lua_tostring(L, 2) : luaL_typename(L, 2));
+  if (lua_type(L, 3) == LUA_TBOOLEAN)
+    return ndL_error(L, "norm: dim must be a number or a table of dims, got "
+                     "a boolean (the signature is norm([p [, dim [, keepdim]]]))");
+  return reduce_at(L, ND_R_NORM, "norm", 3, p);
+}
 
 static int one_dim(lua_State *L, int idx, const nd_tensor *t, const char *fn) {
   if (lua_istable(L, idx)) {

@@ -1,0 +1,47 @@
+-- Sorting, scans and statistics against NumPy, 1 thread each side (NumPy's
+-- sorts are single-threaded; nd is pinned with set_num_threads(1)).
+-- References: np.sort (AVX-512 sorting networks for float32 on this CPU),
+-- np.argsort(kind="stable"), np.argpartition for topk, np.median,
+-- np.cumsum, np.histogram.
+local lib = require "lib"
+local nd = require "nd"
+
+local threads = nd.get_num_threads()
+nd.set_num_threads(1)
+local M = 1000000
+local a = nd.rand(M, "float32")
+local sq = nd.rand(1000, 1000, "float32")
+local big = nd.rand(10 * M)
+local big32 = nd.rand(10 * M, "float32")
+
+local t = lib.interleave({
+  sort = function() return a:sort() end,
+  sort_rows = function() return sq:sort(2) end,
+  argsort = function() return a:argsort() end,
+  topk = function() return a:topk(10) end,
+  median = function() return a:median() end,
+  cumsum = function() return big:cumsum(1) end,
+  histc = function() return big32:histc(100) end,
+}, 5)
+
+local setup = ([[
+rng = np.random.default_rng(1)
+a = rng.random(%d, dtype=np.float32)
+sq = rng.random((1000, 1000), dtype=np.float32)
+big = rng.random(%d)
+big32 = rng.random(%d, dtype=np.float32)
+]]):format(M, 10 * M, 10 * M)
+local function np(stmt) return lib.numpy(setup, stmt, 5, 1) end
+
+lib.row("sort 1M float32 (values, indices)", t.sort, "np.sort(a)", np("np.sort(a)"), 1.0)
+-- nd's sort also returns int64 indices (3x np.sort's output bytes): the
+-- NumPy idiom giving both is an argsort and a gather (no target).
+lib.row("sort 1M float32 (values, indices)", t.sort, "i=np.argsort(a); a[i]",
+  np("i = np.argsort(a); a[i]"))
+lib.row("sort 1000x1000 float32 along dim 2", t.sort_rows, "np.sort(sq, axis=1)", np("np.sort(sq, axis=1)"), 1.0)
+lib.row("argsort 1M float32", t.argsort, "argsort(kind=stable)", np("np.argsort(a, kind='stable')"), 1.0)
+lib.row("topk(10) of 1M float32", t.topk, "np.argpartition(a, -10)", np("np.argpartition(a, -10)"), 1.0)
+lib.row("median of 1M float32", t.median, "np.median(a)", np("np.median(a)"), 1.0)
+lib.row("cumsum of 10M float64", t.cumsum, "np.cumsum(big)", np("np.cumsum(big)"), 1.0)
+lib.row("histc(100) of 10M float32", t.histc, "np.histogram(big32, 100)", np("np.histogram(big32, 100)"), 1.0)
+nd.set_num_threads(threads)

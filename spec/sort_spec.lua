@@ -1,0 +1,249 @@
+-- Sorting and selection (sort argsort topk kthvalue median unique
+-- searchsorted) against PyTorch/NumPy results committed in
+-- spec/fixtures/sort_cases.lua (tools/gen_sort_fixtures.py), on
+-- contiguous, transposed, stepped and flipped inputs of every dtype.
+local nd = require "nd"
+local F = dofile("spec/fixtures/sort_cases.lua")
+
+local function tol(dt) return dt == "float32" and 1e-6 or 0 end
+
+-- Each position ix[...] along dim d of t holds the value v[...] (NaN-aware).
+local function check_positions(t, d, v, ix)
+  local vs, is = v:totable(), ix:totable()
+  for a = 1, #is do
+    for b = 1, #is[a] do
+      local i, j = a, b
+      if d == 1 then i = is[a][b] else j = is[a][b] end
+      local x, y = t:get(i, j), vs[a][b]
+      assert(x == y or (x ~= x and y ~= y),
+        ("position %d,%d: element %s is not the value %s"):format(a, b, tostring(x), tostring(y)))
+    end
+  end
+end
+
+describe("sorting against PyTorch", function()
+  for _, c in ipairs(F.cases) do
+    for _, layout in ipairs(DATA_LAYOUTS) do
+      it(c.name .. " " .. layout, function()
+        local t = tensor_in_layout(c.data, c.dtype, layout)
+        for d = 1, 2 do
+          for _, dir in ipairs({ "asc", "desc" }) do
+            local want = c["sort_" .. d .. "_" .. dir]
+            local v, ix = t:sort(d, dir == "desc")
+            assert.equals(c.dtype, v:dtype())
+            assert.equals("int64", ix:dtype())
+            assert.is_true(v:is_contiguous() and ix:is_contiguous())
+            assert_close(want[1], v:totable(), tol(c.dtype))
+            assert.same(want[2], ix:totable()) -- stable: exactly PyTorch's
+            assert.same(want[2], t:argsort(d, dir == "desc"):totable())
+            assert.same(want[2], nd.argsort(t, d - 3, dir == "desc"):totable())
+          end
+          if c["topk_" .. d] then
+            local k = c["kth_" .. d][1]
+            local v, ix = t:topk(k, d)
+            assert_close(c["topk_" .. d], v:totable(), tol(c.dtype))
+            check_positions(t, d, v, ix)
+            v, ix = t:topk(k, d, false)
+            assert_close(c["topk_small_" .. d], v:totable(), tol(c.dtype))
+            check_positions(t, d, v, ix)
+            v, ix = t:kthvalue(k, d, true)
+            assert_close(c["kth_" .. d][2], v:view(-1):totable(), tol(c.dtype))
+            check_positions(t, d, v, ix)
+            v, ix = t:median(d, true)
+            assert_close(c["median_" .. d], v:view(-1):totable(), tol(c.dtype))
+            check_positions(t, d, v, ix)
+            local v2 = t:median(d)
+            assert.equals(1, v2:dim())
+          end
+        end
+        if c.median then assert_close(c.median, t:median(), tol(c.dtype)) end
+        if c.unique then
+          local u, n = nd.unique(t, true)
+          assert_close(c.unique[1], u:totable(), tol(c.dtype))
+          assert.same(c.unique[2], n:totable())
+          assert_close(c.unique[1], t:unique():totable(), tol(c.dtype))
+        end
+      end)
+    end
+  end
+
+  it("long lanes (the radix sort) with ties, any direction", function()
+    local b = F.big
+    local t = nd.tensor(b.data, "float32")
+    assert.same(b.argsort, t:argsort():totable())
+    assert.same(b.argsort_desc, t:argsort(1, true):totable())
+    -- the same lane walked backwards through a negative stride
+    local r = nd.tensor(b.data, "float32"):flip(1):flip(1)
+    assert.same(b.argsort, r:argsort():totable())
+    local v = t:sort()
+    for i = 2, v:size(1) do assert.is_true(v:get(i - 1) <= v:get(i)) end
+    assert.equals(b.median, t:median())
+    assert.equals(b.kth_100, (t:kthvalue(100)):item())
+    assert_close(b.topk_5, (t:topk(5)):totable(), 0)
+    -- the same lane as a column of a 2-D tensor (strided lanes)
+    local col = t:view(-1, 1):expand(3000, 2)
+    assert.same(b.argsort, col:argsort(1):select(2, 2):totable())
+  end)
+end)
+
+describe("sorting rules", function()
+  it("NaN is the largest, descending puts it first; -0 equals +0", function()
+    local x = nd.tensor({ 0 / 0, 1, -1, 0 / 0, 0 })
+    assert.same({ 3, 5, 2, 1, 4 }, x:argsort():totable())
+    assert.same({ 1, 4, 2, 5, 3 }, x:argsort(1, true):totable())
+    local z = nd.tensor({ 0.0, -0.0, 0.0 })
+    assert.same({ 1, 2, 3 }, z:argsort():totable())
+    local v = nd.tensor({ -1, 0 }):neg():sort() -- {-0, 1}
+    assert.equals(-math.huge, 1 / v:get(1)) -- the element itself, sign kept
+    local t, i = nd.tensor({ 1, 0 / 0, 3 }):topk(1)
+    assert.is_true(t:get(1) ~= t:get(1))
+    assert.equals(2, i:get(1))
+  end)
+  it("every dtype keeps its dtype; bool and integer extremes", function()
+    local b = nd.tensor({ true, false, true, false })
+    assert.same({ false, false, true, true }, (b:sort()):totable())
+    assert.same({ 2, 4, 1, 3 }, b:argsort():totable())
+    local i = nd.tensor({ 2147483647, -2147483648, 0 }, "int32")
+    assert.same({ -2147483648, 0, 2147483647 }, (i:sort()):totable())
+    local u = nd.tensor({ 255, 0, 128 }, "uint8")
+    assert.same({ 255, 128, 0 }, (u:sort(1, true)):totable())
+    if jit then
+      local big = nd.tensor({ 1, 2 }, "int64")
+      big:set(1, LL(2) ^ 62)
+      big:set(2, -LL(2) ^ 62)
+      assert.same({ 2, 1 }, big:argsort():totable())
+    end
+  end)
+  it("0-d, size-0 and size-1 dims, 3-D and negative dims", function()
+    local s = nd.tensor(4.5)
+    local v, i = s:sort()
+    assert.equals(0, v:dim()); assert.equals(4.5, v:item()); assert.equals(1, i:item())
+    assert.equals(4.5, s:median())
+    local tv = s:topk(1)
+    assert.equals(4.5, tv:item())
+    local e = nd.empty(0, 3)
+    v, i = e:sort(1)
+    assert.same({ 0, 3 }, { v:size(1), v:size(2) })
+    assert.equals(0, e:argsort(2):numel())
+    assert.same({ 0, 0 }, { (e:topk(0, 2)):size(1), (e:topk(0, 2)):size(2) })
+    assert.is_true(nd.empty(0):median() ~= nd.empty(0):median())
+    assert.equals(0, nd.unique(e):numel())
+    local a = nd.arange(24):view(2, 3, 4):flip(2)
+    local w = a:sort(2)
+    assert.same({ { 0, 1, 2, 3 }, { 4, 5, 6, 7 }, { 8, 9, 10, 11 } }, w[1]:totable())
+    assert.same(a:argsort(-2):totable(), a:argsort(2):totable())
+    local m = nd.tensor({ { 5 } })
+    assert.same({ { 1 } }, m:argsort(1):totable())
+  end)
+  it("topk: unsorted results hold the same set; k = size; large k", function()
+    local x = nd.tensor({ 5, 1, 4, 2, 3, 9, 0, 8 })
+    local v = x:topk(3, 1, true, false)
+    local got = v:totable()
+    table.sort(got)
+    assert.same({ 5, 8, 9 }, got)
+    assert.same({ 9, 8, 5, 4, 3, 2, 1, 0 }, (x:topk(8)):totable())
+    local r = nd.rand(10000)
+    local tv, ti = r:topk(5000)
+    local sv = r:sort(1, true)
+    assert.is_true(nd.equal(tv, sv:narrow(1, 1, 5000)))
+    for j = 1, 5000, 37 do assert.equals(tv:get(j), r:get(ti:get(j))) end
+    local small = r:topk(7, 1, false)
+    assert.is_true(nd.equal(small, (r:sort()):narrow(1, 1, 7)))
+  end)
+  it("median: lower median, NaN wins; kthvalue indices point at the value", function()
+    assert.equals(2, nd.tensor({ 4, 1, 3, 2 }):median())
+    assert.equals(2, nd.tensor({ 4, 1, 3, 2 }, "int32"):median())
+    assert.is_true(nd.tensor({ 1, 0 / 0, 3 }):median() ~= nd.tensor({ 1, 0 / 0, 3 }):median())
+    local f = nd.tensor({ 1, 0 / 0, 3 }, "float32")
+    assert.is_true(f:median() ~= f:median())
+    assert.equals(7, nd.full({ 1001 }, 7, "int32"):median())
+    assert.equals(2, nd.tensor({ 3, 2, 2, 1, 9, 2 }, "uint8"):median())
+    local r = nd.rand(100001, "float32")
+    assert.equals((r:sort()):get(50001), r:median())
+    assert.equals((r:sort()):get(50001), r:t():median()) -- through the lane path too
+    assert.equals((r:sort()):get(50001), (r:median(1)):item())
+    local v, i = nd.tensor({ { 1, 0 / 0, 3 }, { 3, 1, 2 } }):median(2)
+    assert.is_true(v:get(1) ~= v:get(1)); assert.equals(2, i:get(1))
+    assert.equals(2, v:get(2)); assert.equals(3, i:get(2))
+    local kv, ki = nd.tensor({ 7, 3, 3, 9 }):kthvalue(2)
+    assert.equals(3, kv:item())
+    assert.is_true(ki:item() == 2 or ki:item() == 3)
+  end)
+  it("unique and searchsorted", function()
+    local u, n = nd.unique(nd.tensor({ { 3, 1 }, { 3, 2 } }, "int32"), true)
+    assert.equals("int32", u:dtype()); assert.equals("int64", n:dtype())
+    assert.same({ 1, 2, 3 }, u:totable()); assert.same({ 1, 1, 2 }, n:totable())
+    local s = nd.unique(nd.tensor(5))
+    assert.equals(1, s:dim()); assert.same({ 5 }, s:totable())
+    local S = F.search
+    local sorted, vals = nd.tensor(S.sorted), nd.tensor(S.values)
+    assert.same(S.left, nd.searchsorted(sorted, vals):totable())
+    assert.same(S.right, nd.searchsorted(sorted, vals, true):totable())
+    assert.same(S.right, sorted:searchsorted(vals:t():contiguous():t(), "right"):totable())
+    assert.same(S.left, nd.searchsorted(sorted:flip(1):flip(1), vals, "left"):totable())
+    local I = F.search_int
+    local si = nd.tensor(I.sorted, "int64")
+    assert.same(I.left, nd.searchsorted(si, nd.tensor(I.values, "int32")):totable())
+    assert.same(I.right, nd.searchsorted(si, nd.tensor(I.values, "float32"), true):totable())
+    assert.equals(2, nd.searchsorted(si, 3))
+    assert.equals(4, nd.searchsorted(si, 3, true))
+    assert.equals(4, nd.searchsorted(si, 3.5))
+    assert.equals("int64", nd.searchsorted(si, nd.tensor({ 1 })):dtype())
+    assert.equals(1, nd.searchsorted(nd.empty(0), 2))
+  end)
+  it("results do not depend on the thread count", function()
+    local n = nd.get_num_threads()
+    local a = nd.rand(300, 400, "float32")
+    local r = {}
+    for _, th in ipairs({ 1, 2 }) do
+      nd.set_num_threads(th)
+      r[th] = { a:argsort(2), a:argsort(1, true), (a:topk(3, 1)), (a:median(2)) }
+    end
+    nd.set_num_threads(n)
+    for k = 1, #r[1] do assert.is_true(nd.equal(r[1][k], r[2][k])) end
+  end)
+end)
+
+describe("sorting errors", function()
+  local x = nd.ones(3, 4)
+  it("name the function and the value", function()
+    assert_error_matches(function() x:sort(3) end, "sort", "dim 3")
+    assert_error_matches(function() x:argsort(0) end, "argsort", "dim 0")
+    assert_error_matches(function() x:sort(1, "yes") end, "sort", "descending")
+    assert_error_matches(function() x:topk(5) end, "topk", "k 5", "size 4")
+    assert_error_matches(function() x:topk(-1) end, "topk", "k -1")
+    assert_error_matches(function() x:topk(1.5) end, "topk", "k", "1.5")
+    assert_error_matches(function() x:topk(2, 1, 1) end, "topk", "largest")
+    assert_error_matches(function() x:kthvalue(0) end, "kthvalue", "k 0")
+    assert_error_matches(function() x:kthvalue(4, 1) end, "kthvalue", "k 4", "size 3")
+    assert_error_matches(function() x:kthvalue(2.5) end, "kthvalue", "2.5")
+    assert_error_matches(function() x:median(-3) end, "median", "dim -3")
+    assert_error_matches(function() nd.empty(2, 0):median(2) end, "median", "size-0")
+    assert_error_matches(function() nd.searchsorted(x, x) end, "searchsorted", "1-D", "{3,4}")
+    assert_error_matches(function() nd.searchsorted(nd.ones(3), x, "middle") end, "searchsorted", "middle")
+    assert_error_matches(function() nd.searchsorted(nd.ones(3), "a") end, "searchsorted", "argument 2")
+    assert_error_matches(function() nd.unique({}) end, "unique", "tensor")
+    assert_error_matches(function() nd.tensor(1):sort(2) end, "sort", "dim 2", "0-d")
+  end)
+end)
+
+describe("long lanes where some radix digits are all equal", function()
+  it("int32 keys of few bits, float32 of one exponent: sorted and stable", function()
+    local n = 100000
+    local x = nd.rand(n):mul(1000):floor():int()
+    local v, i = x:sort()
+    local pv, pi = v:get(1), i:get(1)
+    for k = 2, n, 7 do
+      local cv, ci = v:get(k), i:get(k)
+      local bv, bi = v:get(k - 1), i:get(k - 1)
+      assert.is_true(bv < cv or (bv == cv and bi < ci))
+      assert.equals(cv, x:get(ci))
+    end
+    local f = nd.rand(n, "float32"):add(1)   -- [1, 2): one exponent
+    local fi = f:argsort(1, true)
+    for k = 2, n, 11 do
+      local a, b = f:get(fi:get(k - 1)), f:get(fi:get(k))
+      assert.is_true(a > b or (a == b and fi:get(k - 1) < fi:get(k)))
+    end
+  end)
+end)

@@ -1,0 +1,687 @@
+/* Ordering: sort, argsort, topk, kthvalue, median, unique, searchsorted.
+ *
+ * Every element becomes an unsigned "order key" whose unsigned order is
+ * the sort order (NaN largest, -0 equal to +0); a descending order flips
+ * the key's bits, so one ascending algorithm serves both and stays stable.
+ * Keys of dtypes up to 32 bits travel with their position in one uint64
+ * (key << 32 | position): an LSD radix sort over the key bytes keeps equal
+ * keys in position order, and as plain integers the items are distinct,
+ * which selection relies on. 64-bit keys travel as (key, position) pairs.
+ * Each lane (the elements along `dim` for one position of the other dims)
+ * is sorted or selected on its own; lanes are split over threads. */
+#pragma GCC optimize("O3")
+#include "core.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct { uint64_t k, i; } pair;
+
+/* ---- order keys ---- */
+static inline uint64_t okey_f32(float x) {
+  uint32_t u;
+  if (x != x) return UINT32_MAX;
+  if (x == 0) return 0x80000000u;
+  memcpy(&u, &x, 4);
+  return u >> 31 ? ~u : u | 0x80000000u;
+}
+static inline uint64_t okey_f64(double x) {
+  uint64_t u;
+  if (x != x) return UINT64_MAX;
+  if (x == 0) return 1ull << 63;
+  memcpy(&u, &x, 8);
+  return u >> 63 ? ~u : u | 1ull << 63;
+}
+static inline uint64_t okey_i32(int32_t x) { return (uint32_t)x ^ 0x80000000u; }
+static inline uint64_t okey_i64(int64_t x) { return (uint64_t)x ^ 1ull << 63; }
+static inline uint64_t okey_u8(uint8_t x) { return x; }
+#define OKEY(x)                                                             \
+  _Generic((x), float: okey_f32, double: okey_f64, int32_t: okey_i32,        \
+           int64_t: okey_i64, default: okey_u8)(x)
+
+/* The value back from its key. */
+static inline float oval_f32(uint64_t k) {
+  uint32_t u = (uint32_t)k;
+  float x;
+  u = u >> 31 ? u & 0x7fffffffu : ~u;
+  memcpy(&x, &u, 4);
+  return x;
+}
+static inline double oval_f64(uint64_t k) {
+  double x;
+  k = k >> 63 ? k & ~(1ull << 63) : ~k;
+  memcpy(&x, &k, 8);
+  return x;
+}
+static inline int32_t oval_i32(uint64_t k) { return (int32_t)((uint32_t)k ^ 0x80000000u); }
+static inline int64_t oval_i64(uint64_t k) { return (int64_t)(k ^ 1ull << 63); }
+static inline uint8_t oval_u8(uint64_t k) { return (uint8_t)k; }
+#define OVAL(T, k)                                                          \
+  _Generic((T)0, float: oval_f32, double: oval_f64, int32_t: oval_i32,       \
+           int64_t: oval_i64, default: oval_u8)(k)
+/* Keys whose value is read back from the element itself: NaN (payload)
+ * and zero (sign). */
+#define OSPECIAL(T, k)                                                      \
+  _Generic((T)0, float: (k) == 0x80000000u || (k) == UINT32_MAX,             \
+           double: (k) == 1ull << 63 || (k) == UINT64_MAX, default: 0)
+
+static int key_bits(int dt) {
+  return dt == ND_FLOAT32 || dt == ND_INT32 ? 32
+         : dt == ND_FLOAT64 || dt == ND_INT64 ? 64 : 8;
+}
+static uint64_t key_mask(int dt) {
+  int b = key_bits(dt);
+  return b == 64 ? UINT64_MAX : (1ull << b) - 1;
+}
+static uint64_t nan_key(int dt) {
+  return dt == ND_FLOAT32 ? UINT32_MAX : dt == ND_FLOAT64 ? UINT64_MAX : 0;
+}
+
+/* Items from n elements at p (byte stride s), positions from `first`;
+ * flip (0 or the key mask) turns the order around. */
+#define BUILD(E, name, T, kind)                                             \
+  static void cbuild_##E(uint64_t *it, const char *p, int64_t s, int64_t n, \
+                         uint64_t flip, int64_t first) {                    \
+    if (s == sizeof(T)) {                                                   \
+      const T *x = (const T *)p;                                            \
+      for (int64_t i = 0; i < n; i++)                                       \
+        it[i] = (OKEY(x[i]) ^ flip) << 32 | (uint64_t)(first + i);          \
+    } else {                                                                \
+      for (int64_t i = 0; i < n; i++)                                       \
+        it[i] = (OKEY(*(const T *)(p + i * s)) ^ flip) << 32 |              \
+                (uint64_t)(first + i);                                      \
+    }                                                                       \
+  }                                                                         \
+  static void pbuild_##E(pair *it, const char *p, int64_t s, int64_t n,     \
+                         uint64_t flip, int64_t first) {                    \
+    for (int64_t i = 0; i < n; i++) {                                       \
+      it[i].k = OKEY(*(const T *)(p + i * s)) ^ flip;                       \
+      it[i].i = (uint64_t)(first + i);                                      \
+    }                                                                       \
+  }
+ND_DTYPES(BUILD)
+
+/* Values (v, byte stride vs; NULL: not wanted) and indices (ix, element
+ * stride xs, counted from base; NULL: not wanted) of n items; src/ss is
+ * the lane the positions refer to. */
+#define CKEY(x) ((x) >> 32)
+#define CIDX(x) ((x) & 0xffffffffu)
+#define PKEY(x) ((x).k)
+#define PIDX(x) ((x).i)
+#define EMIT(E, name, T, kind)                                              \
+  EMIT1(c, E, T, uint64_t, CKEY, CIDX) EMIT1(p, E, T, pair, PKEY, PIDX)
+#define EMIT1(P, E, T, ITEM, KEY, IDX)                                      \
+  static void P##emit_##E(const ITEM *it, int64_t n, uint64_t flip,         \
+                          const char *src, int64_t ss, char *v, int64_t vs, \
+                          int64_t *ix, int64_t xs, int64_t base) {          \
+    if (v)                                                                  \
+      for (int64_t i = 0; i < n; i++) {                                     \
+        uint64_t k = KEY(it[i]) ^ flip;                                     \
+        *(T *)(v + i * vs) = OSPECIAL(T, k)                                 \
+                                 ? *(const T *)(src + (int64_t)IDX(it[i]) * ss) \
+                                 : OVAL(T, k);                              \
+      }                                                                     \
+    if (ix)                                                                 \
+      for (int64_t i = 0; i < n; i++) ix[i * xs] = (int64_t)IDX(it[i]) + base; \
+  }
+ND_DTYPES(EMIT)
+
+/* Per dtype: build and emit for each item kind. */
+static const struct {
+  void (*cbuild)(uint64_t *, const char *, int64_t, int64_t, uint64_t, int64_t);
+  void (*pbuild)(pair *, const char *, int64_t, int64_t, uint64_t, int64_t);
+  void (*cemit)(const uint64_t *, int64_t, uint64_t, const char *, int64_t,
+                char *, int64_t, int64_t *, int64_t, int64_t);
+  void (*pemit)(const pair *, int64_t, uint64_t, const char *, int64_t,
+                char *, int64_t, int64_t *, int64_t, int64_t);
+} kinds[ND_NDTYPES] = {
+#define FNS(E, name, T, kind) \
+  [ND_##E] = {cbuild_##E, pbuild_##E, cemit_##E, pemit_##E},
+    ND_DTYPES(FNS)
+#undef FNS
+};
+
+/* ---- algorithms, for both item kinds ---- */
+#define CLESS(a, b) ((a) < (b))
+#define PLESS(a, b) ((a).k < (b).k || ((a).k == (b).k && (a).i < (b).i))
+#define SWAP(ITEM, x, y) do { ITEM t_ = (x); (x) = (y); (y) = t_; } while (0)
+
+#define ALGOS(P, ITEM, KEY, LESS, KEY0)                                     \
+  /* Stable insertion sort by key. */                                       \
+  static void P##insertion(ITEM *a, int64_t n) {                            \
+    for (int64_t i = 1; i < n; i++) {                                       \
+      ITEM x = a[i];                                                        \
+      int64_t j = i;                                                        \
+      for (; j > 0 && KEY(x) < KEY(a[j - 1]); j--) a[j] = a[j - 1];         \
+      a[j] = x;                                                             \
+    }                                                                       \
+  }                                                                         \
+  /* Stable LSD radix sort on the low kbits of the keys: 8-bit digits,   \
+   * 11-bit ones for long lanes (fewer passes; the counts still fit L1).  \
+   * Passes where every key has the same digit are skipped. Returns a or  \
+   * t, where the result is. */                                             \
+  static ITEM *P##radix(ITEM *a, ITEM *t, int64_t n, int kbits) {           \
+    int64_t cnt[6 * 2048];                                                  \
+    if (n <= 32) {                                                          \
+      P##insertion(a, n);                                                   \
+      return a;                                                             \
+    }                                                                       \
+    int w = n >= 1 << 16 && kbits > 8 ? 11 : 8, nd = (kbits + w - 1) / w;   \
+    int64_t R = (int64_t)1 << w;                                            \
+    uint64_t mask = (uint64_t)R - 1;                                        \
+    memset(cnt, 0, sizeof cnt[0] * (size_t)(nd * R));                       \
+    for (int64_t i = 0; i < n; i++) {                                       \
+      uint64_t k = KEY0(a[i]);                                              \
+      for (int d = 0; d < nd; d++) cnt[d * R + (k >> w * d & mask)]++;      \
+    }                                                                       \
+    for (int d = 0; d < nd; d++) {                                          \
+      int64_t *c = cnt + d * R, sum = 0;                                    \
+      if (c[KEY0(a[0]) >> w * d & mask] == n) continue;                     \
+      for (int64_t b = 0; b < R; b++) {                                     \
+        int64_t x = c[b];                                                   \
+        c[b] = sum;                                                         \
+        sum += x;                                                           \
+      }                                                                     \
+      for (int64_t i = 0; i < n; i++) t[c[KEY0(a[i]) >> w * d & mask]++] = a[i]; \
+      ITEM *s = a;                                                          \
+      a = t;                                                                \
+      t = s;                                                                \
+    }                                                                       \
+    return a;                                                               \
+  }                                                                         \
+  /* Reorder distinct items so that a[k] is the k-th least (0-based), the  \
+   * lesser before it and the greater after. */                             \
+  static void P##pick(ITEM *a, int64_t n, int64_t k) {                    \
+    int64_t lo = 0, hi = n - 1;                                             \
+    while (hi - lo >= 16) {                                                 \
+      int64_t mid = lo + (hi - lo) / 2;                                     \
+      if (LESS(a[mid], a[lo])) SWAP(ITEM, a[mid], a[lo]);                   \
+      if (LESS(a[hi], a[lo])) SWAP(ITEM, a[hi], a[lo]);                     \
+      if (LESS(a[hi], a[mid])) SWAP(ITEM, a[hi], a[mid]);                   \
+      ITEM p = a[mid];                                                      \
+      int64_t i = lo, j = hi;                                               \
+      while (i <= j) {                                                      \
+        while (LESS(a[i], p)) i++;                                          \
+        while (LESS(p, a[j])) j--;                                          \
+        if (i <= j) {                                                       \
+          SWAP(ITEM, a[i], a[j]);                                           \
+          i++;                                                              \
+          j--;                                                              \
+        }                                                                   \
+      }                                                                     \
+      if (k <= j) hi = j;                                                   \
+      else if (k >= i) lo = i;                                              \
+      else return;                                                          \
+    }                                                                       \
+    for (int64_t i = lo + 1; i <= hi; i++) {                                \
+      ITEM x = a[i];                                                        \
+      int64_t j = i;                                                        \
+      for (; j > lo && LESS(x, a[j - 1]); j--) a[j] = a[j - 1];             \
+      a[j] = x;                                                             \
+    }                                                                       \
+  }                                                                         \
+  /* h[0..*len) is a max-heap of the least items seen (at most k): feed    \
+   * it x[0..n). */                                                         \
+  static void P##down(ITEM *h, int64_t len, int64_t i) {                    \
+    ITEM x = h[i];                                                          \
+    for (;;) {                                                              \
+      int64_t c = 2 * i + 1;                                                \
+      if (c >= len) break;                                                  \
+      if (c + 1 < len && LESS(h[c], h[c + 1])) c++;                         \
+      if (!LESS(x, h[c])) break;                                            \
+      h[i] = h[c];                                                          \
+      i = c;                                                                \
+    }                                                                       \
+    h[i] = x;                                                               \
+  }                                                                         \
+  static void P##feed(ITEM *h, int64_t *len, int64_t k, const ITEM *x,      \
+                      int64_t n) {                                          \
+    for (int64_t i = 0; i < n; i++) {                                       \
+      if (*len < k) {                                                       \
+        int64_t j = (*len)++;                                               \
+        for (; j > 0 && LESS(h[(j - 1) / 2], x[i]); j = (j - 1) / 2)        \
+          h[j] = h[(j - 1) / 2];                                            \
+        h[j] = x[i];                                                        \
+      } else if (LESS(x[i], h[0])) {                                        \
+        h[0] = x[i];                                                        \
+        P##down(h, *len, 0);                                                \
+      }                                                                     \
+    }                                                                       \
+  }                                                                         \
+  /* The heap, sorted ascending in place. */                                \
+  static void P##heapsort(ITEM *h, int64_t len) {                           \
+    for (int64_t n = len - 1; n > 0; n--) {                                 \
+      SWAP(ITEM, h[0], h[n]);                                               \
+      P##down(h, n, 0);                                                     \
+    }                                                                       \
+  }
+#define CKEY0(x) ((x) >> 32)
+#define PKEY0(x) ((x).k)
+ALGOS(c, uint64_t, CKEY, CLESS, CKEY0)
+ALGOS(p, pair, PKEY, PLESS, PKEY0)
+
+
+/* ---- lanes ---- */
+/* Element offset of lane r (row-major over the dims other than dim). */
+static int64_t lane_offset(const nd_tensor *t, int dim, int64_t r) {
+  int64_t off = t->offset;
+  for (int i = t->ndim - 1; i >= 0; i--) {
+    if (i == dim) continue;
+    off += r % t->size[i] * t->stride[i];
+    r /= t->size[i];
+  }
+  return off;
+}
+static int64_t lane_count(const nd_tensor *t, int dim) {
+  int64_t r = 1;
+  for (int i = 0; i < t->ndim; i++)
+    if (i != dim) r *= t->size[i];
+  return r;
+}
+
+enum { J_SORT, J_TOPK, J_KTH, J_MEDIAN };
+typedef struct {
+  int what;
+  const nd_tensor *t, *v, *ix; /* v, ix: outputs (NULL: not wanted) */
+  int dim;
+  int64_t n, k, base;
+  int flip, sorted, nomem;
+} lane_job;
+
+static char *at(const nd_tensor *t, int64_t off) {
+  return (char *)t->storage->data + off * nd_dtype_size(t->dtype);
+}
+static int64_t dstride(const nd_tensor *t, int dim) {
+  return t->ndim ? t->stride[dim] : 0;
+}
+
+/* A heap of the k best suits a k small against the lane. */
+static int topk_heap(const lane_job *j) { return j->k * 16 <= j->n; }
+enum { CHUNK = 4096 }; /* items built at a time for the heap */
+
+/* One lane with items of kind P (c or p): build, order, emit. */
+#define LANE(P, ITEM, KEY)                                                  \
+  static void P##lane(const lane_job *j, ITEM *a, ITEM *tmp, int64_t r) {   \
+    const nd_tensor *t = j->t;                                              \
+    int dt = t->dtype;                                                      \
+    int64_t es = nd_dtype_size(dt), n = j->n, k = j->k;                     \
+    int64_t ss = dstride(t, j->dim) * es;                                   \
+    const char *src = at(t, lane_offset(t, j->dim, r));                     \
+    uint64_t flip = j->flip ? key_mask(dt) : 0;                             \
+    char *v = NULL;                                                         \
+    int64_t *ix = NULL, vs = 0, xs = 0, m = n;                              \
+    const ITEM *res = a;                                                    \
+    if (j->what == J_SORT || j->what == J_TOPK) {                           \
+      const nd_tensor *o = j->v ? j->v : j->ix;                             \
+      int64_t off = lane_offset(o, j->dim, r), st = dstride(o, j->dim);     \
+      if (j->v) { v = at(j->v, off); vs = st * es; }                        \
+      if (j->ix) { ix = (int64_t *)at(j->ix, off); xs = st; }               \
+    } else {                                                                \
+      if (j->v) v = at(j->v, j->v->offset + r);                             \
+      if (j->ix) ix = (int64_t *)at(j->ix, j->ix->offset + r);              \
+    }                                                                       \
+    if (j->what == J_TOPK && topk_heap(j)) { /* a heap of the k best */     \
+      int64_t len = 0;                                                      \
+      for (int64_t i = 0; i < n; i += CHUNK) {                              \
+        int64_t c = n - i < CHUNK ? n - i : CHUNK;                          \
+        kinds[dt].P##build(tmp, src + i * ss, ss, c, flip, i);              \
+        P##feed(a, &len, k, tmp, c);                                        \
+      }                                                                     \
+      if (j->sorted) P##heapsort(a, len);                                   \
+      m = k;                                                                \
+    } else {                                                                \
+      /* A sort's index lane, when compact, holds the items: the results   \
+       * are then written in place, into memory already in cache. */       \
+      if (j->what == J_SORT && ix && xs == 1 && sizeof(ITEM) == 8)          \
+        a = (ITEM *)(void *)ix;                                             \
+      kinds[dt].P##build(a, src, ss, n, flip, 0);                           \
+      if (j->what == J_SORT) {                                              \
+        res = P##radix(a, tmp, n, key_bits(dt));                            \
+      } else if (j->what == J_TOPK) {                                       \
+        if (k < n) P##pick(a, n, k - 1);                                    \
+        if (j->sorted) res = P##radix(a, tmp, k, key_bits(dt));             \
+        m = k;                                                              \
+      } else {                                                              \
+        P##pick(a, n, k - 1);                                               \
+        res = a + k - 1;                                                    \
+        m = 1;                                                              \
+        if (j->what == J_MEDIAN && nan_key(dt)) { /* NaN wins */            \
+          for (int64_t i = k; i < n; i++)                                   \
+            if (KEY(a[i]) == nan_key(dt)) { res = a + i; break; }           \
+        }                                                                   \
+      }                                                                     \
+    }                                                                       \
+    kinds[dt].P##emit(res, m, flip, src, ss, v, vs, ix, xs, j->base);       \
+  }
+LANE(c, uint64_t, CKEY)
+LANE(p, pair, PKEY)
+
+static void lane_task(void *ctx, int64_t lo, int64_t hi) {
+  lane_job *j = ctx;
+  int comp = key_bits(j->t->dtype) <= 32 && j->n <= (int64_t)UINT32_MAX;
+  int64_t isz = comp ? 8 : 16, n = j->n, m = 0; /* items: a, tmp */
+  if (j->what == J_TOPK && topk_heap(j)) n = j->k, m = CHUNK;
+  else if (j->what == J_SORT) m = n;
+  else if (j->what == J_TOPK) m = j->k;
+  nd_err e;
+  nd_storage *s;
+  if (nd_storage_new(&e, &s, (n + m) * isz, false)) {
+    __atomic_store_n(&j->nomem, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  char *a = s->data, *tmp = a + n * isz;
+  for (int64_t r = lo; r < hi; r++) {
+    if (comp) clane(j, (uint64_t *)a, (uint64_t *)tmp, r);
+    else plane(j, (pair *)a, (pair *)tmp, r);
+  }
+  nd_storage_release(s);
+}
+
+/* Shape of t with dim resized to m (m < 0: dropped). */
+static int lane_shape(const nd_tensor *t, int dim, int64_t m, int64_t *sz) {
+  int nd = 0;
+  for (int i = 0; i < t->ndim; i++) {
+    if (i != dim) sz[nd++] = t->size[i];
+    else if (m >= 0) sz[nd++] = m;
+  }
+  return nd;
+}
+
+static nd_status run_lanes(nd_err *e, const char *fn, lane_job *j,
+                           nd_tensor *values, nd_tensor *indices, int64_t m) {
+  const nd_tensor *t = j->t;
+  int64_t sz[ND_MAX_DIMS];
+  int nd = lane_shape(t, j->dim, m, sz);
+  if (t->ndim == 0) nd = 0;
+  if ((values && nd_alloc_tensor(e, values, t->dtype, nd, sz, false)) ||
+      (indices && nd_alloc_tensor(e, indices, ND_INT64, nd, sz, false))) {
+    if (values) nd_release(values);
+    return nd_err_rename(e, fn);
+  }
+  j->v = values;
+  j->ix = indices;
+  int64_t rows = lane_count(t, j->dim);
+  if (j->n > 0 && rows > 0) {
+    int64_t work = j->what == J_SORT ? j->n * 8 : j->n;
+    nd_parallel_for(rows, (1 << 16) / work + 1, lane_task, j);
+  }
+  if (j->nomem) {
+    if (values) nd_release(values);
+    if (indices) nd_release(indices);
+    return nd_fail(e, ND_ENOMEM, "%s: out of memory for a lane of %lld "
+                   "elements", fn, (long long)j->n);
+  }
+  return ND_OK;
+}
+
+static nd_status lane_dim(nd_err *e, const char *fn, const nd_tensor *t,
+                          int *dim) {
+  if (t->ndim == 0 && (*dim == 0 || *dim == -1)) {
+    *dim = 0;
+    return ND_OK;
+  }
+  if (*dim < 0) *dim += t->ndim;
+  return nd_check_dim(e, fn, *dim, t->ndim);
+}
+
+static void job_init(lane_job *j, int what, const nd_tensor *t, int dim,
+                     const nd_err *e) {
+  memset(j, 0, sizeof *j);
+  j->what = what;
+  j->t = t;
+  j->dim = dim;
+  j->n = t->ndim ? t->size[dim] : 1;
+  j->base = e->base;
+}
+
+nd_status nd_sort(nd_err *e, nd_tensor *values, nd_tensor *indices,
+                  const nd_tensor *t, int dim, int descending) {
+  const char *fn = values ? "sort" : "argsort";
+  lane_job j;
+  if (lane_dim(e, fn, t, &dim)) return e->code;
+  job_init(&j, J_SORT, t, dim, e);
+  j.flip = descending;
+  return run_lanes(e, fn, &j, values, indices, j.n);
+}
+
+static nd_status check_k(nd_err *e, const char *fn, int64_t k, int64_t n,
+                         int64_t lo) {
+  if (k < lo || k > n)
+    return nd_fail(e, ND_EINVAL, "%s: k %lld out of range [%lld, %lld] for "
+                   "a dim of size %lld", fn, (long long)k, (long long)lo,
+                   (long long)n, (long long)n);
+  return ND_OK;
+}
+
+nd_status nd_topk(nd_err *e, nd_tensor *values, nd_tensor *indices,
+                  const nd_tensor *t, int64_t k, int dim, int largest,
+                  int sorted) {
+  lane_job j;
+  if (lane_dim(e, "topk", t, &dim)) return e->code;
+  job_init(&j, J_TOPK, t, dim, e);
+  if (check_k(e, "topk", k, j.n, 0)) return e->code;
+  j.k = k;
+  j.flip = largest;
+  j.sorted = sorted;
+  if (k == 0) j.n = 0; /* nothing to do in any lane */
+  return run_lanes(e, "topk", &j, values, indices, k);
+}
+
+nd_status nd_kthvalue(nd_err *e, nd_tensor *values, nd_tensor *indices,
+                      const nd_tensor *t, int64_t k, int dim, int keepdim) {
+  lane_job j;
+  if (lane_dim(e, "kthvalue", t, &dim)) return e->code;
+  job_init(&j, J_KTH, t, dim, e);
+  if (check_k(e, "kthvalue", k, j.n, 1)) return e->code;
+  j.k = k;
+  return run_lanes(e, "kthvalue", &j, values, indices, keepdim ? 1 : -1);
+}
+
+/* Plain keys (no positions), and a value back from a key. */
+#define KEYS(E, name, T, kind)                                              \
+  static void keys_##E(uint64_t *k, const char *p, int64_t n) {             \
+    const T *x = (const T *)p;                                              \
+    for (int64_t i = 0; i < n; i++) k[i] = OKEY(x[i]);                      \
+  }                                                                         \
+  static void keys32_##E(uint32_t *k, const char *p, int64_t n) {           \
+    const T *x = (const T *)p;                                              \
+    for (int64_t i = 0; i < n; i++) k[i] = (uint32_t)OKEY(x[i]);            \
+  }                                                                         \
+  static void val_##E(void *dst, uint64_t k) {                              \
+    T x = OVAL(T, k);                                                       \
+    memcpy(dst, &x, sizeof x);                                              \
+  }
+ND_DTYPES(KEYS)
+static const struct {
+  void (*keys)(uint64_t *, const char *, int64_t);
+  void (*keys32)(uint32_t *, const char *, int64_t); /* dtypes <= 32 bits */
+  void (*val)(void *, uint64_t);
+} plain[ND_NDTYPES] = {
+#define FNS(E, name, T, kind) [ND_##E] = {keys_##E, keys32_##E, val_##E},
+    ND_DTYPES(FNS)
+#undef FNS
+};
+
+/* The k-th least (0-based) of n keys, reordering them. */
+static uint32_t pick32(uint32_t *a, int64_t n, int64_t k) {
+  int64_t lo = 0, hi = n - 1;
+  while (hi > lo) {
+    uint32_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];
+    uint32_t p = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+    int64_t i = lo, j = hi;
+    while (i <= j) {
+      while (a[i] < p) i++;
+      while (a[j] > p) j--;
+      if (i <= j) {
+        uint32_t t = a[i];
+        a[i++] = a[j];
+        a[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return a[k]; /* between j and i: equal to the pivot */
+  }
+  return a[k];
+}
+
+/* The median of all of a compact lane of a dtype of <= 32 bits, when no
+ * index is wanted: 4-byte keys instead of 8-byte items. */
+static nd_status median_keys(nd_err *e, nd_tensor *values, const nd_tensor *flat) {
+  int dt = flat->dtype;
+  int64_t n = flat->size[0], k = (n - 1) / 2;
+  nd_storage *s;
+  if (nd_storage_new(e, &s, n * 4, false)) return nd_err_rename(e, "median");
+  if (nd_alloc_tensor(e, values, dt, 0, NULL, false)) {
+    nd_storage_release(s);
+    return nd_err_rename(e, "median");
+  }
+  uint32_t *a = s->data;
+  plain[dt].keys32(a, nd_ptr(flat), n);
+  uint64_t m = pick32(a, n, k), nk = nan_key(dt);
+  for (int64_t i = k + 1; nk && m != nk && i < n; i++)
+    if (a[i] == nk) m = nk; /* NaN wins */
+  plain[dt].val(nd_data(values), m);
+  nd_storage_release(s);
+  return ND_OK;
+}
+
+nd_status nd_median(nd_err *e, nd_tensor *values, nd_tensor *indices,
+                    const nd_tensor *t, int dim, int keepdim) {
+  lane_job j;
+  nd_tensor flat = ND_UNSET;
+  if (dim == ND_ALL_DIMS) { /* the flattened tensor: one lane */
+    int64_t n = nd_numel(t);
+    if (nd_contiguous(e, &flat, t)) return e->code;
+    flat.ndim = 1;
+    flat.size[0] = n;
+    flat.stride[0] = 1;
+    t = &flat;
+    dim = 0;
+    keepdim = 0;
+  }
+  nd_status st = lane_dim(e, "median", t, &dim);
+  if (!st) {
+    job_init(&j, J_MEDIAN, t, dim, e);
+    if (j.n == 0 && flat.storage) { /* median of nothing: NaN, as PyTorch */
+      st = nd_alloc_tensor(e, values, t->dtype, 0, NULL, false);
+      if (!st) st = nd_fill(e, values, NAN);
+      if (!st && indices) st = nd_alloc_tensor(e, indices, ND_INT64, 0, NULL, false);
+      if (!st && indices) st = nd_fill_i64(e, indices, -1 + e->base);
+      if (st && values) nd_release(values);
+    } else if (j.n == 0) {
+      st = nd_fail(e, ND_EINVAL, "median: cannot reduce over a size-0 dim "
+                   "(dim %d)", dim + e->base);
+    } else if (flat.storage && !indices && key_bits(t->dtype) <= 32) {
+      st = median_keys(e, values, t);
+    } else {
+      j.k = (j.n + 1) / 2;
+      st = run_lanes(e, "median", &j, values, indices, keepdim ? 1 : -1);
+    }
+  }
+  nd_release(&flat);
+  return st;
+}
+
+/* ---- unique ---- */
+/* Sort the n elements at src, fold equal keys (their counts into c),
+ * write the distinct values into a fresh 1-D *values. */
+#define UNIQ(P, ITEM, KEY)                                                  \
+  static nd_status P##unique(nd_err *e, nd_tensor *values, int dt,          \
+                             const char *src, int64_t n, ITEM *a, ITEM *tmp, \
+                             int64_t *c, int64_t *m) {                      \
+    int64_t es = nd_dtype_size(dt);                                         \
+    kinds[dt].P##build(a, src, es, n, 0, 0);                                \
+    ITEM *r = P##radix(a, tmp, n, key_bits(dt));                            \
+    *m = 0;                                                                 \
+    for (int64_t i = 0; i < n; i++) {                                       \
+      if (*m > 0 && KEY(r[i]) == KEY(r[*m - 1])) {                          \
+        c[*m - 1]++;                                                        \
+        continue;                                                           \
+      }                                                                     \
+      r[*m] = r[i];                                                         \
+      c[(*m)++] = 1;                                                        \
+    }                                                                       \
+    if (nd_alloc_tensor(e, values, dt, 1, m, false)) return e->code;        \
+    kinds[dt].P##emit(r, *m, 0, src, es, nd_data(values), es, NULL, 0, 0);  \
+    return ND_OK;                                                           \
+  }
+UNIQ(c, uint64_t, CKEY)
+UNIQ(p, pair, PKEY)
+
+nd_status nd_unique(nd_err *e, nd_tensor *values, nd_tensor *counts,
+                    const nd_tensor *t) {
+  nd_tensor flat = ND_UNSET, cnt = ND_UNSET;
+  nd_storage *s = NULL;
+  int dt = t->dtype;
+  int64_t n = nd_numel(t), isz = key_bits(dt) <= 32 && n <= (int64_t)UINT32_MAX ? 8 : 16;
+  int64_t sz;
+  if (nd_contiguous(e, &flat, t) ||
+      nd_storage_new(e, &s, 2 * (n ? n : 1) * isz, false) ||
+      nd_alloc_tensor(e, &cnt, ND_INT64, 1, &n, false))
+    goto fail;
+  const char *src = nd_ptr(&flat);
+  int64_t *c = nd_data(&cnt);
+  char *a = s->data, *tmp = a + n * isz;
+  if (isz == 8 ? cunique(e, values, dt, src, n, (uint64_t *)a, (uint64_t *)tmp, c, &sz)
+               : punique(e, values, dt, src, n, (pair *)a, (pair *)tmp, c, &sz))
+    goto fail;
+  nd_storage_release(s);
+  nd_release(&flat);
+  if (counts) { /* the first m counts, as a fresh tensor */
+    if (nd_alloc_tensor(e, counts, ND_INT64, 1, &sz, false)) {
+      nd_release(&cnt);
+      nd_release(values);
+      return nd_err_rename(e, "unique");
+    }
+    memcpy(nd_data(counts), c, (size_t)sz * 8);
+  }
+  nd_release(&cnt);
+  return ND_OK;
+fail:
+  if (s) nd_storage_release(s);
+  nd_release(&flat);
+  nd_release(&cnt);
+  return nd_err_rename(e, "unique");
+}
+
+/* ---- searchsorted ---- */
+
+nd_status nd_searchsorted(nd_err *e, nd_tensor *out, const nd_tensor *sorted,
+                          const nd_tensor *values, int right) {
+  char b[ND_SIZES_BUF];
+  if (sorted->ndim != 1)
+    return nd_fail(e, ND_EINVAL, "searchsorted: the sorted sequence must be "
+                   "1-D, got size %s", nd_fmt_sizes(b, sizeof b, sorted->ndim,
+                                                    sorted->size));
+  int dt = nd_promote_types(sorted->dtype, values->dtype);
+  nd_tensor s = ND_UNSET, v = ND_UNSET;
+  nd_storage *ks = NULL;
+  int64_t n = sorted->size[0], m = nd_numel(values);
+  if (nd_to_dtype(e, &s, sorted, dt) || nd_to_dtype(e, &v, values, dt) ||
+      nd_storage_new(e, &ks, (n + m + 1) * 8, false) ||
+      nd_alloc_tensor(e, out, ND_INT64, values->ndim, values->size, false)) {
+    nd_release(&s);
+    nd_release(&v);
+    if (ks) nd_storage_release(ks);
+    return nd_err_rename(e, "searchsorted");
+  }
+  uint64_t *sk = ks->data, *vk = sk + n;
+  int64_t *o = nd_data(out);
+  plain[dt].keys(sk, nd_data(&s), n);
+  plain[dt].keys(vk, nd_data(&v), m);
+  for (int64_t i = 0; i < m; i++) {
+    int64_t lo = 0, hi = n; /* the first position whose key is >= (>) */
+    uint64_t x = vk[i];
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      if (right ? sk[mid] <= x : sk[mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    o[i] = lo + e->base;
+  }
+  nd_storage_release(ks);
+  nd_release(&s);
+  nd_release(&v);
+  return ND_OK;
+}
