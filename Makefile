@@ -9,21 +9,22 @@ SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(LUA_PC) openblas 2>/dev/null)
 BLAS_LIBS  := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
+SLEEF_LIBS := $(shell pkg-config --libs sleef 2>/dev/null || echo -lsleef)
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -fPIC -pthread \
              -Iinclude -Isrc/core $(PKG_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
-LDLIBS   = $(BLAS_LIBS) -lm -pthread -ldl
+LDLIBS   = $(BLAS_LIBS) $(SLEEF_LIBS) -lm -pthread -ldl
 
 CORE_SRC := $(sort $(wildcard src/core/*.c))
 LUA_SRC  := $(sort $(wildcard src/lua/*.c))
 LUA_MODS := $(sort $(wildcard lua/*.lua))
 CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 LUA_OBJ  := $(LUA_SRC:src/%.c=$(BUILD)/%.o) $(BUILD)/gen/lua_sources.o
-DEPS_PKGS = gcc make pkg-config luajit libluajit-5.1-dev libopenblas-dev lua-busted
+DEPS_PKGS = gcc make pkg-config luajit libluajit-5.1-dev libopenblas-dev libsleef-dev lua-busted
 PUC_VERSIONS = 5.1 5.3 5.4
 PUC_PKGS = lua5.1 liblua5.1-0-dev lua5.3 liblua5.3-dev lua5.4 liblua5.4-dev
 
-.PHONY: all deps deps-puc install-pkgs test check-asan check-puc bench demo install uninstall clean help
+.PHONY: all deps deps-puc install-pkgs test check-asan check-joff check-puc bench demo install uninstall clean help
 all: $(BUILD)/libnd.a $(BUILD)/libnd.so $(BUILD)/nd.so
 
 help:
@@ -74,6 +75,10 @@ check-asan: deps
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/spec/support/lsan.supp:print_suppressions=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ND_BUILD=build-asan bin/nd-busted
+
+# The suite under `luajit -joff`: the FFI paths must switch themselves off.
+check-joff: deps all
+	@ND_BUILD=$(BUILD) bin/nd-busted --lua=$(CURDIR)/bin/luajit-joff
 
 # The suite under PUC Lua 5.1, 5.3 and 5.4 (specs of LuaJIT-only features
 # are skipped); one summary line per version.

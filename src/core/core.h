@@ -47,6 +47,9 @@ static inline int nd_add_ovf(int64_t a, int64_t b, int64_t *r) {
 /* Allocation through the hook; nd_storage_new keeps `nbytes` in s. */
 nd_status nd_storage_new(nd_err *e, nd_storage **out, int64_t nbytes,
                          bool zero);
+/* A zeroed header for wrapped storage, from the allocator hook (NULL when
+ * it fails); nd_storage_release frees it. */
+nd_storage *nd_storage_header(void);
 /* Unset out, ndim/size set, row-major strides, fresh storage. */
 nd_status nd_alloc_tensor(nd_err *e, nd_tensor *out, int dtype, int ndim,
                           const int64_t *size, bool zero);

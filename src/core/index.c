@@ -31,7 +31,7 @@ typedef struct {
 /* One pass, no early exit, so the common case vectorises: with
  * u = w + n (unsigned), w is valid when u <= 2n - 1 + base and, for base
  * 1, u != n (w = 0). The rare bad case rescans for the first offender. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#if ND_IFUNC && !defined(__clang__)
 /* 64-bit compares need AVX2 (not in baseline x86-64): a clone for it. */
 #define VECTORISE                                                           \
   __attribute__((optimize("vect-cost-model=dynamic"),                      \
