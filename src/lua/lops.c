@@ -252,7 +252,7 @@ static int one_dim(lua_State *L, int idx, const nd_tensor *t, const char *fn) {
     lua_rawgeti(L, idx, 1);
     lua_replace(L, idx);
   }
-  return ndL_dim(L, idx, t->ndim, fn);
+  return ndL_dim_of(L, idx, t, fn);
 }
 
 /* Indices come back 1-based. */
