@@ -23,7 +23,7 @@ DEPS_PKGS = gcc make pkg-config luajit libluajit-5.1-dev libopenblas-dev lua-bus
 PUC_VERSIONS = 5.1 5.3 5.4
 PUC_PKGS = lua5.1 liblua5.1-0-dev lua5.3 liblua5.3-dev lua5.4 liblua5.4-dev
 
-.PHONY: all deps deps-puc install-pkgs test check-asan check-puc bench demo install uninstall clean help
+.PHONY: all deps deps-puc install-pkgs test check-asan check-joff check-puc bench demo install uninstall clean help
 all: $(BUILD)/libnd.a $(BUILD)/libnd.so $(BUILD)/nd.so
 
 help:
@@ -74,6 +74,10 @@ check-asan: deps
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/spec/support/lsan.supp:print_suppressions=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ND_BUILD=build-asan bin/nd-busted
+
+# The suite under `luajit -joff`: the FFI paths must switch themselves off.
+check-joff: deps all
+	@ND_BUILD=$(BUILD) bin/nd-busted --lua=$(CURDIR)/bin/luajit-joff
 
 # The suite under PUC Lua 5.1, 5.3 and 5.4 (specs of LuaJIT-only features
 # are skipped); one summary line per version.

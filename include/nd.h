@@ -92,7 +92,11 @@ typedef struct nd_tensor {
   int64_t stride[ND_MAX_DIMS];
 } nd_tensor;
 
+#ifdef __cplusplus
+#define ND_UNSET {} /* C++: value-initialised, no missing-initializer warning */
+#else
 #define ND_UNSET {0}
+#endif
 
 /* ---- dtypes ------------------------------------------------------------ */
 const char *nd_dtype_name(int dtype);          /* "float32", ... or "?" */
@@ -116,6 +120,10 @@ const char *nd_fmt_sizes(char *buf, size_t n, int ndim, const int64_t *v);
 typedef void *(*nd_alloc_fn)(size_t nbytes, size_t align, void *ud);
 typedef void (*nd_free_fn)(void *p, size_t nbytes, void *ud);
 void nd_set_allocator(nd_alloc_fn alloc, nd_free_fn free, void *ud);
+/* A block of nbytes (16-aligned) from the current hook, for headers kept
+ * outside nd_storage (the Lua binding's tensor headers); NULL when it
+ * fails. Give it back with (*free_fn)(p, nbytes, *ud). */
+void *nd_hook_alloc(size_t nbytes, nd_free_fn *free_fn, void **ud);
 void nd_set_num_threads(int n);  /* OpenBLAS and nd's own kernels */
 int nd_get_num_threads(void);
 
@@ -454,6 +462,47 @@ nd_status nd_histc(nd_err *e, nd_tensor *out, const nd_tensor *t,
  * integers give float64. */
 nd_status nd_norm(nd_err *e, nd_tensor *out, const nd_tensor *t, double p,
                   int ndims, const int *dims, int keepdim);
+/* ---- indexing with tensors (src/core/index.c, mask.c) ------------------- */
+/* Index tensors are int32 or int64 and hold positions counted from
+ * e->base (0 for C callers, 1 from the Lua binding); negative positions
+ * count from the end; any other value is refused before anything is
+ * written. Shapes follow PyTorch. Results are fresh row-major tensors;
+ * the in-place forms refuse a target whose elements overlap and read
+ * sources that overlap the target through a copy. */
+nd_status nd_index_select(nd_err *e, nd_tensor *out, const nd_tensor *t,
+                          int dim, const nd_tensor *index); /* index 1-D */
+nd_status nd_gather(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
+                    const nd_tensor *index);
+/* index holds flat row-major positions into t; out has index's shape. */
+nd_status nd_take(nd_err *e, nd_tensor *out, const nd_tensor *t,
+                  const nd_tensor *index);
+/* t[.., index[i..], ..] = src[i..] along dim; src of t's dims, or 0-d (a
+ * value); converted to t's dtype. Duplicate positions: one write wins. */
+nd_status nd_scatter(nd_err *e, const nd_tensor *t, int dim,
+                     const nd_tensor *index, const nd_tensor *src);
+/* As nd_scatter, adding (bool: or); src may not be of a higher kind. */
+nd_status nd_scatter_add(nd_err *e, const nd_tensor *t, int dim,
+                         const nd_tensor *index, const nd_tensor *src);
+/* index 1-D (or 0-d); src has t's sizes with size[dim] = numel(index). */
+nd_status nd_index_add(nd_err *e, const nd_tensor *t, int dim,
+                       const nd_tensor *index, const nd_tensor *src,
+                       double alpha);
+nd_status nd_index_copy(nd_err *e, const nd_tensor *t, int dim,
+                        const nd_tensor *index, const nd_tensor *src);
+nd_status nd_index_fill(nd_err *e, const nd_tensor *t, int dim,
+                        const nd_tensor *index, const nd_tensor *value);
+/* Masks are bool and broadcast to t; value is 0-d. */
+nd_status nd_masked_fill(nd_err *e, const nd_tensor *t, const nd_tensor *mask,
+                         const nd_tensor *value);
+/* The selected elements in row-major order, 1-D. */
+nd_status nd_masked_select(nd_err *e, nd_tensor *out, const nd_tensor *t,
+                           const nd_tensor *mask);
+/* Selected positions, in row-major order, take src's elements in its
+ * row-major order; src needs at least as many elements as are selected. */
+nd_status nd_masked_scatter(nd_err *e, const nd_tensor *t,
+                            const nd_tensor *mask, const nd_tensor *src);
+/* int64 {n, t->ndim}: positions (from e->base) of nonzero elements. */
+nd_status nd_nonzero(nd_err *e, nd_tensor *out, const nd_tensor *t);
 
 /* ---- linear algebra through OpenBLAS's LAPACK (src/core/linalg*.c) ------ */
 /* NumPy's numpy.linalg on the last two dims, batched over the leading ones

@@ -11,10 +11,9 @@ return function(ext)
   local ffi = ext.ffi
   if not ffi then return end
   local nd, methods, C, mt, lib = ext.nd, ext.methods, ext.C, ext.metatable, ext.lib
-  local header = ext.header
-  ffi.cdef [[ int nd_has_internal_overlap(const nd_tensor *t); ]]
+  local live = ext.live
   local c_get, c_set, c_item, c_totable = C.get, C.set, C.item, C.totable
-  local select, type, tonumber, getmetatable = select, type, tonumber, getmetatable
+  local select, type, tonumber = select, type, tonumber
   local floor, cast, istype = math.floor, ffi.cast, ffi.istype
 
   -- In nd.h's ND_DTYPES order; bool is read as its byte.
@@ -94,8 +93,8 @@ return function(ext)
   end
 
   local function get(t, ...)
-    if getmetatable(t) == mt then
-      local h = header(t)
+    local h = live(t)
+    if h then
       local off = offset(h, select("#", ...), ...)
       if off then return read(h, off) end
     end
@@ -105,10 +104,10 @@ return function(ext)
   -- set(t, i1, ..., in, value)
   local function set(t, ...)
     local n = select("#", ...)
-    if getmetatable(t) == mt and n >= 1 then
-      local h = header(t)
+    local h = live(t)
+    if h and n >= 1 then
       local off = offset(h, n - 1, ...)
-      if off and lib.nd_has_internal_overlap(h) == 0 and write(h, off, (select(n, ...))) then
+      if off and lib.has_internal_overlap(h) == 0 and write(h, off, (select(n, ...))) then
         return t
       end
       local v = select(n, ...)
@@ -124,8 +123,8 @@ return function(ext)
   end
 
   local function item(t)
-    if getmetatable(t) == mt then
-      local h = header(t)
+    local h = live(t)
+    if h then
       local one = true
       for d = 0, h.ndim - 1 do one = one and h.size[d] == 1 end
       if one then return read(h, h.offset) end
@@ -136,7 +135,7 @@ return function(ext)
   -- totable keeps int64 exact: the C table, then big entries read again.
   local function totable(t)
     local r = c_totable(t)
-    local h = header(t)
+    local h = live(t)
     if h.dtype ~= INT64 or type(r) ~= "table" then return r end
     local idx, nd_ = {}, h.ndim
     local function fix(tab, d)
@@ -154,23 +153,43 @@ return function(ext)
     return r
   end
 
+  -- The classic paths, taken while the FFI paths are off (JIT off,
+  -- nd.use_ffi(false)): the C functions, except that an int64 beyond 2^53
+  -- (which C reads as a rounded number) is read again exactly, and an
+  -- int64_t/uint64_t value (which C does not take) is written by the FFI.
+  local function exact(v) return type(v) ~= "number" or v ~= v or (v < EXACT and v > -EXACT) end
+  local function get_slow(t, ...)
+    local v = c_get(t, ...)
+    if exact(v) then return v end
+    return get(t, ...)
+  end
+  local function item_slow(t)
+    local v = c_item(t)
+    if exact(v) then return v end
+    return item(t)
+  end
+  local function set_slow(t, ...)
+    if type((select(select("#", ...), ...))) == "cdata" then return set(t, ...) end
+    return c_set(t, ...)
+  end
+
   -- t[i] on a 1-D tensor and M[{i, j}] selecting every dim read one
   -- element; everything else (views, errors) goes to the C index. Method
   -- names are looked up first, as in nd.lua's __index, which this replaces.
   local c_index = C.index
-  mt.__index = function(t, k)
+  local function index_fast(t, k)
     local m = methods[k]
     if m ~= nil then return m end
     local tk = type(k)
     if tk == "string" then return nil end
+    local h = live(t)
+    if not h then return c_index(t, k) end
     if tk == "number" then
-      local h = header(t)
       if h.ndim == 1 then
         local off = offset(h, 1, k)
         if off then return read(h, off) end
       end
     elseif tk == "table" then
-      local h = header(t)
       local n = #k
       if n == h.ndim and n > 0 then
         local off = offset_of(h, k, n)
@@ -180,22 +199,35 @@ return function(ext)
     return c_index(t, k)
   end
 
+  local index_slow = mt.__index
+  ext.fast(mt, "__index", index_fast, function(t, k)
+    local v = index_slow(t, k)
+    if exact(v) then return v end
+    return index_fast(t, k)
+  end)
+
   -- t[i] = v on a 1-D tensor writes one element the same way.
   local newindex = mt.__newindex
-  mt.__newindex = function(t, k, v)
+  local function newindex_fast(t, k, v)
     if type(k) == "number" then
-      local h = header(t)
-      if h.ndim == 1 then
+      local h = live(t)
+      if h and h.ndim == 1 then
         local off = offset(h, 1, k)
-        if off and lib.nd_has_internal_overlap(h) == 0 and write(h, off, v) then return end
+        if off and lib.has_internal_overlap(h) == 0 and write(h, off, v) then return end
         if off and is_int(v) then return set(t, k, v) end
       end
     end
     return newindex(t, k, v)
   end
+  ext.fast(mt, "__newindex", newindex_fast, function(t, k, v)
+    if type(v) == "cdata" then return newindex_fast(t, k, v) end
+    return newindex(t, k, v)
+  end)
 
-  for name, f in pairs({ get = get, set = set, item = item, totable = totable }) do
-    nd[name] = f
-    methods[name] = f
+  for name, f in pairs({ get = { get, get_slow }, set = { set, set_slow },
+                         item = { item, item_slow } }) do
+    ext.fast(nd, name, f[1], f[2])
+    ext.fast(methods, name, f[1], f[2])
   end
+  nd.totable, methods.totable = totable, totable -- C does the work either way
 end

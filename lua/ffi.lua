@@ -1,50 +1,137 @@
 -- LuaJIT's FFI view of the C core, for the fast paths of the other Lua
 -- modules: a classic C API call costs 15-38 ns from LuaJIT, an FFI call in
--- compiled code 2-3 ns. Sets ext.ffi, ext.lib (the C API's functions) and
--- ext.header(t) (the nd_tensor* inside a tensor userdata). Outside LuaJIT,
--- or when the library's symbols cannot be bound, sets nothing.
+-- compiled code 2-3 ns, but in the interpreter (JIT off) an FFI call is
+-- slower than the C API. So:
+--  * ext.lib is the table of nd's C functions that the module hands over
+--    (C.ffi_api): no symbol lookup, so a host that links nd statically
+--    without -rdynamic keeps the fast paths;
+--  * every FFI type is declared once per process under an "ndffi2_" name
+--    and only when missing: a second luaopen_nd, a hot reload
+--    (package.loaded.nd = nil; require "nd") or a host's own nd_err never
+--    clash; sizes are checked against C's (a drift turns the FFI off);
+--  * ext.live(t) is the only way in: the header of a live nd tensor, or
+--    nil for anything else (foreign, forged with debug.setmetatable,
+--    released), and the fast path then falls back to the C binding, which
+--    raises the error naming the function;
+--  * ext.fast(tbl, key, f) installs a fast path over tbl[key] (the classic
+--    C API path); nd.use_ffi(false / true) swaps them all, and they are
+--    swapped out by themselves while the JIT is off (-joff, or jit.off()
+--    after nd was loaded): results are identical either way.
+-- Outside LuaJIT this file sets nothing but nd.use_ffi (a no-op there).
 local C = ...
 
 return function(ext)
+  local fast = {} -- { tbl, key, fast_f, slow_f }
+  local user_on = true
+  local on = false
+  local function apply()
+    local want = user_on and ext.ffi ~= nil and jit ~= nil and (jit.status())
+    want = want and true or false
+    if want == on then return end
+    on = want
+    for _, f in ipairs(fast) do f[1][f[2]] = on and f[3] or f[4] end
+  end
+  function ext.fast(tbl, key, f, slow)
+    slow = slow or tbl[key]
+    fast[#fast + 1] = { tbl, key, f, slow }
+    tbl[key] = on and f or slow
+  end
+  local function use_ffi(v)
+    if v ~= nil then user_on = v and true or false end
+    apply()
+    return on
+  end
+  ext.nd.use_ffi = use_ffi
+
   if not jit then return end
   local ok, ffi = pcall(require, "ffi")
   if not ok then return end
-  ffi.cdef [[
-    typedef struct nd_err { int code; int base; char msg[512]; } nd_err;
-    typedef struct nd_storage {
+  local decls = {
+    ndffi2_err = "typedef struct ndffi2_err { int code; int base; char msg[512]; } ndffi2_err;",
+    ndffi2_storage = [[typedef struct ndffi2_storage {
       void *data; int64_t nbytes; long refs;
       void (*release)(void *data, void *ctx); void *ctx;
-    } nd_storage;
-    typedef struct nd_tensor {
-      nd_storage *storage; int64_t offset; int32_t dtype; int32_t ndim;
+    } ndffi2_storage;]],
+    ndffi2_tensor = [[typedef struct ndffi2_tensor {
+      ndffi2_storage *storage; int64_t offset; int32_t dtype; int32_t ndim;
       int64_t size[16]; int64_t stride[16];
-    } nd_tensor;
-    void *nd_data(const nd_tensor *t);
-    typedef struct nd_blas_plan {
+    } ndffi2_tensor;]],
+    ndffi2_lobj = "typedef struct ndffi2_lobj { uint64_t tag; ndffi2_tensor *t; void *free; void *ud; } ndffi2_lobj;",
+    ndffi2_plan = [[typedef struct ndffi2_plan {
       int routine, dtype, col_major; char transa, transb;
       int64_t m, n, k, lda, ldb, ldc, incx, incy, batch;
       int copies, ndim; int64_t size[16];
       int64_t M, N, K; int nbd; int64_t bsize[16], bstride[3][16];
       int64_t mstride[3][2], origin[3];
-    } nd_blas_plan;
-  ]]
-  for name, size in pairs(C.struct_sizes()) do
-    if ffi.sizeof(name) ~= size then return end -- nd.h changed: no FFI paths
+    } ndffi2_plan;]],
+    ndffi2_operand = [[typedef struct ndffi2_operand {
+      const ndffi2_tensor *t; int dtype; double f; int64_t i;
+    } ndffi2_operand;]],
+    ndffi2_api = [[typedef struct ndffi2_api {
+      void *(*data)(const ndffi2_tensor *);
+      int (*has_internal_overlap)(const ndffi2_tensor *);
+      int (*matmul_plan)(ndffi2_err *, ndffi2_plan *, const ndffi2_tensor *,
+                         const ndffi2_tensor *, const ndffi2_tensor *);
+      int (*matmul_run)(ndffi2_err *, const ndffi2_plan *, const ndffi2_tensor *,
+                        const ndffi2_tensor *, const ndffi2_tensor *);
+      int (*binary_tensors)(ndffi2_err *, ndffi2_tensor *, int, int,
+                            const ndffi2_tensor *, const ndffi2_tensor *);
+      int (*binary)(ndffi2_err *, ndffi2_tensor *, int, int,
+                    const ndffi2_operand *, const ndffi2_operand *);
+      int (*unary)(ndffi2_err *, ndffi2_tensor *, int, int, const ndffi2_tensor *);
+    } ndffi2_api;]],
+  }
+  local order = { "ndffi2_err", "ndffi2_storage", "ndffi2_tensor", "ndffi2_lobj",
+    "ndffi2_plan", "ndffi2_operand", "ndffi2_api" }
+  for _, name in ipairs(order) do
+    if not pcall(ffi.typeof, name) then
+      if not pcall(ffi.cdef, decls[name]) then return end
+    end
   end
-  local path = C.library_path()
-  local lib
-  if path then
-    local okl, l = pcall(ffi.load, path)
-    if okl and pcall(function() return l.nd_data end) then lib = l end
+  local sizes = C.struct_sizes()
+  local mine = { nd_tensor = "ndffi2_tensor", nd_err = "ndffi2_err",
+    nd_blas_plan = "ndffi2_plan", nd_lobj = "ndffi2_lobj" }
+  for cname, size in pairs(sizes) do
+    local n = mine[cname]
+    if not n or ffi.sizeof(n) ~= size then return end -- nd.h drifted: no FFI
   end
-  if not lib and pcall(function() return ffi.C.nd_data end) then lib = ffi.C end
-  if not lib then return end
-  local tensor_ptr = ffi.typeof("nd_tensor *")
-  local function header(t) return ffi.cast(tensor_ptr, t) end
+
+  local lib = ffi.cast("const ndffi2_api *", C.ffi_api())
+  local LIVE = C.tags()
+  local mt, getmetatable, cast = ext.metatable, getmetatable, ffi.cast
+  local obj_ptr = ffi.typeof("ndffi2_lobj *")
+  -- A light userdata has no metatable of its own: one set on all of them
+  -- (debug.setmetatable) would let an arbitrary address through.
+  local light = C.ffi_api()
+  local function live(t)
+    if getmetatable(t) ~= mt or getmetatable(light) == mt then return nil end
+    local o = cast(obj_ptr, t)
+    if o.tag ~= LIVE then return nil end
+    local h = o.t -- never NULL while live
+    if h.storage == nil then return nil end
+    return h
+  end
   ext.ffi = ffi
   ext.lib = lib
-  ext.header = header
-  ext.err = ffi.new("nd_err", { 0, 1 }) -- a reusable error slot, base 1
+  ext.live = live
+  ext.err = ffi.new("ndffi2_err", { 0, 1 }) -- a reusable error slot, base 1
+
+  -- JIT on/off: LuaJIT's jit.on()/jit.off() (whole-engine forms) are
+  -- wrapped once per state so that the latest loaded nd hears of them.
+  local shared = C.shared
+  shared.jit_hook = apply
+  if not shared.jit_wrapped then
+    shared.jit_wrapped = true
+    local jon, joff = jit.on, jit.off
+    jit.on = function(...)
+      if select("#", ...) ~= 0 then return jon(...) end -- per function: as is
+      jon(); local h = shared.jit_hook; if h then h() end
+    end
+    jit.off = function(...)
+      if select("#", ...) ~= 0 then return joff(...) end
+      joff(); local h = shared.jit_hook; if h then h() end
+    end
+  end
 
   -- t:cdata(): a typed pointer to the first element (index it from 0 with
   -- the strides). It does not keep t alive: hold on to t while using it.
@@ -52,14 +139,16 @@ return function(ext)
     [0] = ffi.typeof("float *"), ffi.typeof("double *"), ffi.typeof("int32_t *"),
     ffi.typeof("int64_t *"), ffi.typeof("uint8_t *"), ffi.typeof("bool *"),
   }
-  local mt, cast, getmetatable = ext.metatable, ffi.cast, getmetatable
+  local check = C.check
   local function cdata(t)
-    if getmetatable(t) ~= mt then
-      error("cdata: argument 1 must be a tensor, got " .. type(t), 2)
+    local h = live(t)
+    if not h then -- C raises unless t is live (then only light userdata were forged)
+      check(t, "cdata")
+      h = cast(obj_ptr, t).t
     end
-    local h = header(t)
-    return cast(elem_ptr[h.dtype], lib.nd_data(h))
+    return cast(elem_ptr[h.dtype], lib.data(h))
   end
   ext.nd.cdata = cdata
   ext.methods.cdata = cdata
+  apply()
 end

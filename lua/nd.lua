@@ -13,7 +13,8 @@ local module_only = {
   arange = true, linspace = true, eye = true, rand = true, randn = true,
   randint = true, manual_seed = true, from_string = true, cat = true,
   stack = true, set_num_threads = true, get_num_threads = true, where = true,
-  matmul_plan = false, save = true, load = true,
+  matmul_plan = false, save = true, load = true, use_ffi = true,
+  wrap = true,
   linalg = true,
   normal = true, uniform = true, randperm = true, generator = true,
   default_generator = true,
@@ -22,7 +23,8 @@ local module_only = {
 local internal = {
   metatable = true, size_metatable = true, index = true, newindex = true,
   header = true, __len = true, modules = true, library_path = true,
-  struct_sizes = true,
+  struct_sizes = true, state = true, check = true, tags = true,
+  ffi_api = true, shared = true, wrap_raw = true,
 }
 
 for name, f in pairs(C) do

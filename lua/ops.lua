@@ -46,25 +46,50 @@ return function(ext)
   end)
 
   if not ext.ffi then return end
-  local ffi, lib, header, err = ext.ffi, ext.lib, ext.header, ext.err
-  ffi.cdef [[
-    int nd_binary_tensors(nd_err *e, nd_tensor *out, int mode, int op,
-                          const nd_tensor *a, const nd_tensor *b);
-  ]]
-  if not pcall(function() return lib.nd_binary_tensors end) then return end
-  local ND_OUT = 1
+  local ffi, lib, live, err = ext.ffi, ext.lib, ext.live, ext.err
+  local ND_OUT, INT64, FLOAT64 = 1, 3, 1
+  local floor, type = math.floor, type
+  -- Scalar operands with out (a:mul(0.016, out)): a number becomes a weak
+  -- operand exactly as lops.c's operand() makes it.
+  local opnd = ffi.new("ndffi2_operand[2]")
+  local function scalar(o, v)
+    o.t = nil
+    if v == floor(v) and v >= -2 ^ 63 and v < 2 ^ 63 then
+      o.dtype, o.i = INT64, v
+    else
+      o.dtype, o.f = FLOAT64, v
+    end
+  end
   local ops = { add = 0, sub = 1, mul = 2, div = 3, pow = 4, maximum = 5,
     minimum = 6, eq = 7, ne = 8, lt = 9, le = 10, gt = 11, ge = 12 }
   for name, op in pairs(ops) do
     local slow = C[name]
-    define(name, function(a, b, out)
-      if out ~= nil and getmt(a) == mt and getmt(b) == mt and getmt(out) == mt then
-        if lib.nd_binary_tensors(err, header(out), ND_OUT, op, header(a), header(b)) ~= 0 then
-          error(ffi.string(err.msg), 2)
+    local function f(a, b, out)
+      if out ~= nil then
+        local ho = live(out)
+        if ho then
+          local ha, hb = live(a), live(b)
+          if ha and hb then
+            if lib.binary_tensors(err, ho, ND_OUT, op, ha, hb) ~= 0 then
+              error(ffi.string(err.msg), 2)
+            end
+            return out
+          end
+          local ta, tb = type(a), type(b)
+          if (ha and tb == "number") or (hb and ta == "number") then
+            local x, y = opnd[0], opnd[1]
+            if ha then x.t, x.dtype = ha, ha.dtype else scalar(x, a) end
+            if hb then y.t, y.dtype = hb, hb.dtype else scalar(y, b) end
+            if lib.binary(err, ho, ND_OUT, op, x, y) ~= 0 then
+              error(ffi.string(err.msg), 2)
+            end
+            return out
+          end
         end
-        return out
       end
       return slow(a, b, out)
-    end)
+    end
+    ext.fast(nd, name, f, slow)
+    ext.fast(methods, name, f, slow)
   end
 end

@@ -1,5 +1,6 @@
 -- tostring(t): aligned nested rows, one number format chosen over all the
 -- shown values, "..." past 1000 elements, and a trailer with dtype and size.
+local C = ...
 local EDGE, THRESHOLD = 3, 1000
 local unpack = unpack or table.unpack
 local ELIDED = {} -- marks the "..." between edges
@@ -78,7 +79,9 @@ local function formatter(values, dtype)
 end
 
 return function(nd)
+  local state = C.state
   return function(t)
+    if state(t) == "released" then return "[released tensor]" end
     local dims, n, dtype = t:dim(), t:numel(), t:dtype()
     local size = tostring(t:size())
     local trailer = string.format("[%s tensor of size %s]", dtype, size)

@@ -39,6 +39,22 @@ describe("the C API (tests/c_api_test.c)", function()
     assert.equals(0, rc, out)
   end)
 
+  it("exchanges tensors through DLPack both ways (tests/dlpack_test.c)", function()
+    local dl = os.tmpname()
+    local rc, out = run(("cc -std=c11 -Wall -Wextra -Werror -O1" .. SAN .. " -I%s/include "
+      .. "%s/tests/dlpack_test.c %s/libnd.a "
+      .. "$(pkg-config --libs openblas 2>/dev/null || echo -lopenblas) "
+      .. "-lm -pthread -o %s"):format(root, root, build, dl))
+    assert.equals(0, rc, out)
+    rc, out = run(dl)
+    os.remove(dl)
+    local p, f = out:match("(%d+) passed, (%d+) failed")
+    assert.is_not_nil(p, out)
+    assert.equals("0", f, out)
+    assert.is_true(tonumber(p) >= 50, out)
+    assert.equals(0, rc, out)
+  end)
+
   -- The host links the Lua this suite runs under (the module was built
   -- for it: make LUA_PC=...).
   local LUA_PC = jit and "luajit" or ("lua" .. _VERSION:match("%d+%.%d+"))
@@ -56,5 +72,22 @@ describe("the C API (tests/c_api_test.c)", function()
     local p, f = out:match("(%d+) passed, (%d+) failed")
     assert.equals("0", f, out)
     assert.is_true(tonumber(p) >= 10, out)
+  end)
+end)
+
+describe("the allocator hook (tests/alloc_test.c)", function()
+  it("sees every block, headers included; every failing allocation is ND_ENOMEM without a leak", function()
+    local exe = os.tmpname()
+    local rc, out = run(("cc -std=c11 -Wall -Wextra -Werror -O1" .. SAN .. " -I%s/include "
+      .. "%s/tests/alloc_test.c %s/libnd.a "
+      .. "$(pkg-config --libs openblas 2>/dev/null || echo -lopenblas) "
+      .. "-lm -pthread -o %s"):format(root, root, build, exe))
+    assert.equals(0, rc, out)
+    rc, out = run(exe)
+    os.remove(exe)
+    local p, f = out:match("(%d+) passed, (%d+) failed")
+    assert.equals("0", f, out)
+    assert.is_true(tonumber(p) >= 20, out)
+    assert.equals(0, rc, out)
   end)
 end)

@@ -9,6 +9,22 @@
 
 #define ND_ALIGN 64
 
+/* Kernels may be multiversioned (target_clones: one IFUNC per kernel,
+ * resolved at load time by __builtin_cpu_supports) on x86-64, except in
+ * sanitizer builds: ASan's and TSan's runtimes are not up yet when the
+ * dynamic loader runs the resolvers (a TSan build crashed at load). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define ND_NO_IFUNC 1
+#endif
+#endif
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__) && !defined(ND_NO_IFUNC)
+#define ND_IFUNC 1
+#else
+#define ND_IFUNC 0
+#endif
+
 /* Fill e and return its code; every failure goes through here. */
 nd_status nd_fail(nd_err *e, nd_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -28,6 +44,9 @@ static inline int nd_add_ovf(int64_t a, int64_t b, int64_t *r) {
 /* Allocation through the hook; nd_storage_new keeps `nbytes` in s. */
 nd_status nd_storage_new(nd_err *e, nd_storage **out, int64_t nbytes,
                          bool zero);
+/* A zeroed header for wrapped storage, from the allocator hook (NULL when
+ * it fails); nd_storage_release frees it. */
+nd_storage *nd_storage_header(void);
 /* Unset out, ndim/size set, row-major strides, fresh storage. */
 nd_status nd_alloc_tensor(nd_err *e, nd_tensor *out, int dtype, int ndim,
                           const int64_t *size, bool zero);

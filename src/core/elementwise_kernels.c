@@ -12,7 +12,7 @@
 #include "elementwise.h"
 #include <math.h>
 
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#if ND_IFUNC
 #define KERNEL __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define KERNEL

@@ -17,7 +17,7 @@
 enum { LEAF = 1024, MAX_PARTS = 64 };
 enum { K_SUM, K_FSUM, K_SQSUM, K_PROD, K_MIN, K_MAX, K_ALL, K_ANY, K_N };
 
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#if ND_IFUNC
 #define KERNEL __attribute__((target_clones("avx2", "default")))
 #else
 #define KERNEL

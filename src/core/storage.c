@@ -2,6 +2,7 @@
  * 2 MiB alignment and MADV_HUGEPAGE, as NumPy's do; requests beyond the
  * machine's physical memory fail at once instead of being overcommitted. */
 #include "core.h"
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -29,7 +30,96 @@ static struct {
   void *ud;
 } A = {default_alloc, default_free, NULL};
 
+/* A size-class cache of recently freed small-storage blocks (header and
+ * elements together, default allocator only, 4 KiB < block < HUGE_MIN), so
+ * temporaries reuse warm memory instead of faulting fresh pages (and
+ * malloc's mmap/munmap past its threshold). A block enters the cache only
+ * when its last reference goes, so no view can reach a cached block. Off
+ * when ND_NO_CACHE is set in the environment (valgrind runs), under ASan
+ * (no together blocks there) and with a custom allocator (the failure sweep
+ * sees every allocation); nd_set_allocator flushes it. Four classes per
+ * power of two (at most 25% slack); at most CACHE_PER blocks per class and
+ * CACHE_BYTES in all. */
+#define CACHE_MIN ((size_t)4096)
+#define CACHE_CLASSES 44
+#define CACHE_PER 8
+#define CACHE_BYTES ((size_t)64 << 20)
+static struct {
+  pthread_mutex_t mu;
+  void *head[CACHE_CLASSES];
+  int count[CACHE_CLASSES];
+  size_t bytes;
+  int on; /* 0 unknown, 1 on, -1 off */
+} cache = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, 0, 0};
+
+/* The class of a block of n bytes (n > CACHE_MIN) and its rounded size. */
+static int size_class(size_t n, size_t *cap) {
+  int lg = 63 - __builtin_clzll((unsigned long long)(n - 1));
+  size_t base = (size_t)1 << lg, q = base / 4, k = (n - base + q - 1) / q;
+  *cap = base + k * q;
+  int c = (lg - 12) * 4 + (int)k - 1;
+  return c >= 0 && c < CACHE_CLASSES ? c : -1;
+}
+
+static int cache_on(void) {
+  int on = __atomic_load_n(&cache.on, __ATOMIC_RELAXED);
+  if (!on) {
+    on = getenv("ND_NO_CACHE") ? -1 : 1;
+    __atomic_store_n(&cache.on, on, __ATOMIC_RELAXED);
+  }
+  return on > 0;
+}
+
+/* A block of at least n bytes for a together storage. */
+static void *block_alloc(size_t n) {
+  size_t cap;
+  int c = n > CACHE_MIN && cache_on() ? size_class(n, &cap) : -1;
+  if (c < 0) return default_alloc(n, 16, NULL);
+  pthread_mutex_lock(&cache.mu);
+  void *p = cache.head[c];
+  if (p) {
+    cache.head[c] = *(void **)p;
+    cache.count[c]--;
+    cache.bytes -= cap;
+  }
+  pthread_mutex_unlock(&cache.mu);
+  return p ? p : default_alloc(cap, 16, NULL);
+}
+
+static void block_free(void *p, size_t n) {
+  size_t cap;
+  int c = n > CACHE_MIN && cache_on() ? size_class(n, &cap) : -1;
+  if (c >= 0) {
+    pthread_mutex_lock(&cache.mu);
+    int kept = cache.count[c] < CACHE_PER && cache.bytes + cap <= CACHE_BYTES;
+    if (kept) {
+      *(void **)p = cache.head[c];
+      cache.head[c] = p;
+      cache.count[c]++;
+      cache.bytes += cap;
+    }
+    pthread_mutex_unlock(&cache.mu);
+    if (kept) return;
+  }
+  free(p);
+}
+
+static void cache_flush(void) {
+  pthread_mutex_lock(&cache.mu);
+  for (int c = 0; c < CACHE_CLASSES; c++) {
+    while (cache.head[c]) {
+      void *p = cache.head[c];
+      cache.head[c] = *(void **)p;
+      free(p);
+    }
+    cache.count[c] = 0;
+  }
+  cache.bytes = 0;
+  pthread_mutex_unlock(&cache.mu);
+}
+
 void nd_set_allocator(nd_alloc_fn alloc, nd_free_fn fr, void *ud) {
+  cache_flush();
   if (alloc && fr) {
     A.alloc = alloc; A.free = fr; A.ud = ud;
   } else {
@@ -37,16 +127,45 @@ void nd_set_allocator(nd_alloc_fn alloc, nd_free_fn fr, void *ud) {
   }
 }
 
+void *nd_hook_alloc(size_t nbytes, nd_free_fn *free_fn, void **ud) {
+  *free_fn = A.free;
+  *ud = A.ud;
+  return A.alloc(nbytes, 16, A.ud);
+}
+
 /* Storage from the allocator remembers which free() it needs, so the hook
  * may change while tensors from the previous one are alive. Wrapped
- * storage (nd_wrap) is a bare nd_storage with a release callback. With the
- * default allocator, buffers below HUGE_MIN share one malloc() with their
- * header (free == NULL): half the malloc/free calls of a small tensor. */
+ * storage (nd_wrap) has a release callback instead. Headers come from the
+ * hook too (hfree frees them). With the default allocator, buffers below
+ * HUGE_MIN share one block with their header (free == NULL): half the
+ * allocator calls of a small tensor. */
 typedef struct owned {
-  nd_storage s; /* first: an nd_storage* is an owned* when release == NULL */
-  nd_free_fn free;
+  nd_storage s; /* first: an nd_storage* is an owned* */
+  nd_free_fn free, hfree;
   void *ud;
 } owned;
+
+/* A header block of sizeof(owned) + extra bytes from the current hook. */
+static owned *header_new(size_t extra) {
+  owned *o = extra ? block_alloc(sizeof *o + extra)
+                   : A.alloc(sizeof *o, 16, A.ud);
+  if (!o) return NULL;
+  memset(o, 0, sizeof *o);
+  o->hfree = A.free;
+  o->ud = A.ud;
+  return o;
+}
+static void header_free(owned *o, size_t extra) {
+  if (extra)
+    block_free(o, sizeof *o + extra);
+  else
+    o->hfree(o, sizeof *o + extra, o->ud);
+}
+
+nd_storage *nd_storage_header(void) {
+  owned *o = header_new(0);
+  return o ? &o->s : NULL;
+}
 
 /* The machine's physical memory, asked once: sysconf(_SC_PHYS_PAGES) is a
  * sysinfo() system call, which cost more than the rest of a small
@@ -80,7 +199,8 @@ nd_status nd_storage_new(nd_err *e, nd_storage **out, int64_t nbytes,
 #else
   bool together = A.alloc == default_alloc && nbytes < HUGE_MIN;
 #endif
-  owned *o = malloc(sizeof *o + (together ? ND_ALIGN - 1 + (size_t)nbytes : 0));
+  size_t extra = together ? ND_ALIGN - 1 + (size_t)nbytes : 0;
+  owned *o = header_new(extra);
   if (!o)
     return nd_fail(e, ND_ENOMEM,
                    "empty: not enough memory: %lld bytes requested",
@@ -88,7 +208,6 @@ nd_status nd_storage_new(nd_err *e, nd_storage **out, int64_t nbytes,
   nd_storage *s = &o->s;
   size_t align = nbytes >= HUGE_MIN ? HUGE_ALIGN : ND_ALIGN;
   o->free = together ? NULL : A.free;
-  o->ud = A.ud;
   if (together) {
     uintptr_t p = (uintptr_t)(o + 1);
     s->data = (void *)((p + ND_ALIGN - 1) & ~(uintptr_t)(ND_ALIGN - 1));
@@ -96,7 +215,7 @@ nd_status nd_storage_new(nd_err *e, nd_storage **out, int64_t nbytes,
     s->data = A.alloc((size_t)nbytes, align, A.ud);
   }
   if (!s->data) {
-    free(o);
+    header_free(o, extra);
     return nd_fail(e, ND_ENOMEM,
                    "empty: not enough memory: %lld bytes requested",
                    (long long)nbytes);
@@ -116,11 +235,14 @@ void nd_storage_retain(nd_storage *s) {
 
 void nd_storage_release(nd_storage *s) {
   if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+  owned *o = (owned *)s;
+  size_t extra = 0;
   if (s->release) {
     s->release(s->data, s->ctx); /* wrapped host memory */
+  } else if (o->free) {
+    o->free(s->data, (size_t)s->nbytes, o->ud);
   } else {
-    owned *o = (owned *)s;
-    if (o->free) o->free(s->data, (size_t)s->nbytes, o->ud);
+    extra = ND_ALIGN - 1 + (size_t)s->nbytes; /* elements in the block */
   }
-  free(s);
+  header_free(o, extra);
 }

@@ -96,10 +96,14 @@ nd_status nd_wrap(nd_err *e, nd_tensor *out, void *data, int64_t nbytes,
   if (nd_check_extent(e, "wrap", nbytes / nd_dtype_size(dtype), ndim, t.size,
                       t.stride, 0))
     return e->code;
-  nd_storage *h = malloc(sizeof *h);
+  nd_storage *h = nd_storage_header();
   if (!h) return nd_fail(e, ND_ENOMEM, "wrap: not enough memory");
   /* release == NULL marks allocator-owned storage (storage.c). */
-  *h = (nd_storage){data, nbytes, 1, release ? release : keep, ctx};
+  h->data = data;
+  h->nbytes = nbytes;
+  h->refs = 1;
+  h->release = release ? release : keep;
+  h->ctx = ctx;
   t.storage = h;
   *out = t;
   return ND_OK;

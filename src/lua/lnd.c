@@ -1,8 +1,6 @@
 /* luaopen_nd: the tensor metatable, argument helpers, and the loader that
  * runs the Lua layer (lua/ *.lua, compiled in) over the C functions. */
-#define _GNU_SOURCE /* dladdr */
 #include "lnd.h"
-#include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,29 +18,83 @@ extern const struct nd_lua_source {
 #define ndL_load(L, b, n, name, mode) luaL_loadbuffer(L, b, n, name)
 #endif
 
+/* A tensor userdata: a type tag, then a pointer to the header (from the
+ * allocator hook: a 32-byte userdata costs LuaJIT's allocator and
+ * collector a third of what a 300-byte one does). The tag is what makes
+ * an object an nd tensor -- not its metatable, which debug.setmetatable can
+ * put on any userdata -- and it is checked together with the userdata's
+ * size, so a foreign userdata is never read past its end. A released
+ * tensor keeps its block and its header (so a pointer from nd_lua_check
+ * stays valid while the value lives) with the tag NDL_DEAD and the header
+ * unset; __gc frees the header. The tags derive from an address inside this copy of nd,
+ * so a tensor of another copy of nd in the process is foreign. lua/ffi.lua
+ * declares the same struct and reads the tag before every fast path. */
+static const char tag_anchor = 0;
+#define NDL_TAG_MASK ((UINT64_C(1) << 52) - 1) /* exact as a Lua number */
+static uint64_t tag_live(void) {
+  return (((uint64_t)(uintptr_t)&tag_anchor ^ UINT64_C(0x6e6454656e736f72)) &
+          NDL_TAG_MASK) | (UINT64_C(1) << 52);
+}
+#define NDL_LIVE tag_live()
+#define NDL_DEAD (NDL_LIVE ^ 1)
+
 nd_tensor *ndL_new(lua_State *L) {
-  nd_tensor *t = lua_newuserdata(L, sizeof *t);
-  memset(t, 0, sizeof *t);
-  luaL_getmetatable(L, NDL_TENSOR);
+  ndL_obj *o = lua_newuserdata(L, sizeof *o);
+  o->tag = NDL_DEAD; /* not a tensor until the header is there */
+  o->t = NULL;
+  /* The metatable under a light userdata key: no string interning. */
+  lua_pushlightuserdata(L, (void *)&tag_anchor);
+  lua_rawget(L, LUA_REGISTRYINDEX);
   lua_setmetatable(L, -2);
-  return t;
+  nd_tensor *h = nd_hook_alloc(sizeof *h, &o->free, &o->ud);
+  if (!h) {
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    h = nd_hook_alloc(sizeof *h, &o->free, &o->ud);
+    if (!h) ndL_error(L, "not enough memory for a tensor header");
+  }
+  memset(h, 0, sizeof *h);
+  o->t = h;
+  o->tag = NDL_LIVE;
+  return h;
+}
+
+ndL_obj *ndL_object(lua_State *L, int idx) {
+  if (lua_type(L, idx) != LUA_TUSERDATA ||
+      lua_objlen(L, idx) < sizeof(ndL_obj))
+    return NULL;
+  ndL_obj *o = lua_touserdata(L, idx);
+  return o->tag == NDL_LIVE || o->tag == NDL_DEAD ? o : NULL;
 }
 
 nd_tensor *ndL_test(lua_State *L, int idx) {
-  nd_tensor *t = lua_touserdata(L, idx);
-  if (!t || !lua_getmetatable(L, idx)) return NULL;
-  luaL_getmetatable(L, NDL_TENSOR);
-  int ok = lua_rawequal(L, -1, -2);
-  lua_pop(L, 2);
-  return ok && t->storage ? t : NULL;
+  ndL_obj *o = ndL_object(L, idx);
+  return o && o->tag == NDL_LIVE && o->t->storage ? o->t : NULL;
+}
+
+const char *ndL_typename(lua_State *L, int idx) {
+  ndL_obj *o = ndL_object(L, idx);
+  if (o && o->tag == NDL_DEAD) return "released tensor";
+  return lua_typename(L, lua_type(L, idx));
 }
 
 nd_tensor *ndL_check(lua_State *L, int idx, const char *fn) {
   nd_tensor *t = ndL_test(L, idx);
-  if (!t)
+  if (t) return t;
+  if (ndL_object(L, idx))
+    ndL_error(L, "%s: argument %d is a released tensor (t:release() was "
+               "called on it)", fn, idx);
+  else
     ndL_error(L, "%s: argument %d must be a tensor, got %s", fn, idx,
                luaL_typename(L, idx));
-  return t;
+  return NULL;
+}
+
+/* Drops the object's reference now; later uses raise. Idempotent, and a
+ * no-op on anything that is not an nd tensor (__gc may be called by hand). */
+static void drop(ndL_obj *o) {
+  if (!o || o->tag != NDL_LIVE) return;
+  o->tag = NDL_DEAD;
+  nd_release(o->t);
 }
 
 /* Pushes "file:line: " of the user's code that called into nd: the first
@@ -91,13 +143,20 @@ int ndL_raise_as(lua_State *L, const char *fn, const nd_err *e) {
 /* The collector paces itself by the Lua heap, which holds only tensor
  * headers. Fresh element bytes are added to a per-state debt (a userdata
  * in the registry under a static address, so no global state); when the
- * debt exceeds the Lua heap (and 16 MiB), the collector is stepped by the
+ * debt exceeds the Lua heap (and 2 MiB), the collector is stepped by the
  * debt, which finishes the cycle, and the debt restarts. Cost per tensor:
- * a registry lookup; one GC cycle per heap's worth (at least 16 MiB) of
- * tensor bytes, so dropped tensors wait for at most that much more. */
+ * a registry lookup; one GC cycle per heap's worth (at least 2 MiB) of
+ * tensor bytes, so dropped tensors wait for at most that much more. The
+ * floor is small so that mid-size temporaries (s + s on 18,000 doubles)
+ * come back while still in cache (storage.c's block cache reuses them):
+ * at 16 MiB each new result was cold memory, 8x slower than with out=. */
 void ndL_charge(lua_State *L, const nd_tensor *t) {
   static const char key = 0;
-  if (!t->storage || t->storage->refs != 1) return;
+  /* Elements smaller than their header are paced with the headers (by the
+   * userdata count): skip the registry lookup for small tensors. */
+  if (!t->storage || t->storage->nbytes < (int64_t)sizeof(nd_tensor) ||
+      __atomic_load_n(&t->storage->refs, __ATOMIC_ACQUIRE) != 1)
+    return;
   lua_pushlightuserdata(L, (void *)&key);
   lua_rawget(L, LUA_REGISTRYINDEX);
   int64_t *debt = lua_touserdata(L, -1);
@@ -110,10 +169,11 @@ void ndL_charge(lua_State *L, const nd_tensor *t) {
   }
   *debt += t->storage->nbytes;
   int64_t heap = (int64_t)lua_gc(L, LUA_GCCOUNT, 0) << 10;
-  if (*debt < (int64_t)16 << 20 || *debt < heap) return;
+  if (*debt < (int64_t)2 << 20 || *debt < heap) return;
   int64_t kb = *debt >> 10;
   *debt = 0;
   lua_gc(L, LUA_GCSTEP, (int)(kb > 1 << 30 ? 1 << 30 : kb));
+  ndL_sweep_owners(L);
 }
 
 int64_t ndL_int(lua_State *L, int idx, const char *fn, const char *what) {
@@ -281,9 +341,37 @@ void ndL_set_elem(lua_State *L, int vidx, const nd_tensor *t,
 }
 
 static int l_gc(lua_State *L) {
-  nd_tensor *t = lua_touserdata(L, 1);
-  if (t) nd_release(t);
+  ndL_obj *o = ndL_object(L, 1);
+  drop(o);
+  if (o && o->t) { /* the header goes with the userdata, never before */
+    nd_tensor *h = o->t;
+    o->t = NULL;
+    o->free(h, sizeof *h, o->ud);
+  }
   return 0;
+}
+
+/* t:release() (and __close): the storage goes when no other view holds it. */
+static int l_release(lua_State *L) {
+  ndL_obj *o = ndL_object(L, 1);
+  if (!o) ndL_check(L, 1, "release");
+  drop(o);
+  return 0;
+}
+
+/* "live", "released", or nil for anything else (printing, nd.layout). */
+static int l_state(lua_State *L) {
+  ndL_obj *o = ndL_object(L, 1);
+  if (!o) return 0;
+  lua_pushstring(L, o->tag == NDL_LIVE ? "live" : "released");
+  return 1;
+}
+
+/* check(t, fn): t, or the error ndL_check raises naming fn (Lua layer). */
+static int l_check(lua_State *L) {
+  ndL_check(L, 1, luaL_checkstring(L, 2));
+  lua_settop(L, 1);
+  return 1;
 }
 
 /* Runs lua/NAME.lua with (C functions table, loader) and returns what it
@@ -314,15 +402,6 @@ static int l_modules(lua_State *L) {
   return 1;
 }
 
-/* The file this module was loaded from, so LuaJIT's FFI can bind the C
- * API's symbols (ffi.load) without them being global. */
-static int l_library_path(lua_State *L) {
-  Dl_info info;
-  if (!dladdr((void *)luaopen_nd, &info) || !info.dli_fname) return 0;
-  lua_pushstring(L, info.dli_fname);
-  return 1;
-}
-
 /* sizeof the structs lua/ffi.lua declares again for LuaJIT's FFI: a layout
  * that drifted from nd.h turns the FFI paths off instead of corrupting. */
 static int l_struct_sizes(lua_State *L) {
@@ -333,14 +412,55 @@ static int l_struct_sizes(lua_State *L) {
   lua_setfield(L, -2, "nd_err");
   lua_pushinteger(L, (lua_Integer)sizeof(nd_blas_plan));
   lua_setfield(L, -2, "nd_blas_plan");
+  lua_pushinteger(L, (lua_Integer)sizeof(ndL_obj));
+  lua_setfield(L, -2, "nd_lobj");
   return 1;
 }
 
+/* The C functions lua/ffi.lua calls, handed over as one pointer so the FFI
+ * needs no symbol lookup (a host linking nd statically, without
+ * -rdynamic, keeps the fast paths). Append only: ffi.lua declares it. */
+static const struct {
+  void *(*data)(const nd_tensor *);
+  int (*has_internal_overlap)(const nd_tensor *);
+  nd_status (*matmul_plan)(nd_err *, nd_blas_plan *, const nd_tensor *,
+                           const nd_tensor *, const nd_tensor *);
+  nd_status (*matmul_run)(nd_err *, const nd_blas_plan *, const nd_tensor *,
+                          const nd_tensor *, const nd_tensor *);
+  nd_status (*binary_tensors)(nd_err *, nd_tensor *, int, int,
+                              const nd_tensor *, const nd_tensor *);
+  nd_status (*binary)(nd_err *, nd_tensor *, int, int, const nd_operand *,
+                      const nd_operand *);
+  nd_status (*unary)(nd_err *, nd_tensor *, int, int, const nd_tensor *);
+} ffi_api = {nd_data, nd_has_internal_overlap, nd_matmul_plan, nd_matmul_run,
+             nd_binary_tensors, nd_binary, nd_unary};
+
+static int l_ffi_api(lua_State *L) {
+  lua_pushlightuserdata(L, (void *)&ffi_api);
+  return 1;
+}
+
+/* The tags lua/ffi.lua compares (below 2^53: exact as numbers). */
+static int l_tags(lua_State *L) {
+  lua_pushnumber(L, (lua_Number)NDL_LIVE);
+  lua_pushnumber(L, (lua_Number)NDL_DEAD);
+  return 2;
+}
+
 int luaopen_nd(lua_State *L) {
-  static const luaL_Reg mt[] = {{"__gc", l_gc}, {NULL, NULL}};
+  static const luaL_Reg mt[] = {{"__gc", l_gc}, {"__close", l_release},
+                                {NULL, NULL}};
+  static const luaL_Reg fns[] = {{"release", l_release}, {"state", l_state},
+                                 {"check", l_check}, {"tags", l_tags},
+                                 {"ffi_api", l_ffi_api},
+                                 {NULL, NULL}};
   luaL_newmetatable(L, NDL_TENSOR);
   ndL_register(L, mt);
+  lua_pushlightuserdata(L, (void *)&tag_anchor); /* ndL_new's key */
+  lua_pushvalue(L, -2);
+  lua_rawset(L, LUA_REGISTRYINDEX);
   lua_newtable(L); /* C: the raw functions, which lua/nd.lua arranges */
+  ndL_register(L, fns);
   ndL_open_tensor(L);
   ndL_open_construct(L);
   ndL_open_views(L);
@@ -348,17 +468,19 @@ int luaopen_nd(lua_State *L) {
   ndL_open_ops(L);
   ndL_open_matmul(L);
   ndL_open_io(L);
+  ndL_open_wrap(L);
   ndL_open_sort(L);
+  ndL_open_index(L);
   ndL_open_linalg(L);
   ndL_open_random(L);
   lua_pushcfunction(L, l_modules);
   lua_setfield(L, -2, "modules");
-  lua_pushcfunction(L, l_library_path);
-  lua_setfield(L, -2, "library_path");
   lua_pushcfunction(L, l_struct_sizes);
   lua_setfield(L, -2, "struct_sizes");
   lua_pushvalue(L, -2);
   lua_setfield(L, -2, "metatable");
+  luaL_newmetatable(L, "nd.Shared"); /* survives reloads (lua/ffi.lua) */
+  lua_setfield(L, -2, "shared");
   luaL_newmetatable(L, "nd.SizeTable"); /* size()/stride() tables */
   lua_setfield(L, -2, "size_metatable");
   lua_pushvalue(L, -1);

@@ -14,11 +14,29 @@
 
 #define NDL_TENSOR "nd.Tensor" /* registry name of the metatable */
 
+/* A tensor userdata: see lnd.c. Only lnd.c, lhost.c and lua/ffi.lua look
+ * inside; bindings use ndL_new/ndL_check/ndL_test. */
+typedef struct ndL_obj {
+  uint64_t tag;   /* NDL_LIVE or NDL_DEAD (released) */
+  nd_tensor *t;   /* from the allocator hook; freed by __gc only */
+  nd_free_fn free;
+  void *ud;
+} ndL_obj;
+/* The object at idx (live or released), NULL when idx holds no nd tensor. */
+ndL_obj *ndL_object(lua_State *L, int idx);
+
+/* luaL_typename, except that a released tensor is "released tensor", so
+ * every "must be a tensor, got ..." message says why (issue 14). */
+const char *ndL_typename(lua_State *L, int idx);
+#undef luaL_typename
+#define luaL_typename(L, i) ndL_typename(L, (i))
+
 /* A fresh unset header as a full userdata with the tensor metatable. */
 nd_tensor *ndL_new(lua_State *L);
 /* The tensor at idx, or a Lua error naming fn and what was found. */
 nd_tensor *ndL_check(lua_State *L, int idx, const char *fn);
-nd_tensor *ndL_test(lua_State *L, int idx); /* NULL when not a tensor */
+/* NULL when not a live tensor (foreign, released, or unset). */
+nd_tensor *ndL_test(lua_State *L, int idx);
 
 /* An error context counting dims from 1 for messages. */
 static inline nd_err ndL_err(void) {
@@ -103,7 +121,13 @@ void ndL_open_copies(lua_State *L);
 void ndL_open_ops(lua_State *L);
 void ndL_open_matmul(lua_State *L);
 void ndL_open_io(lua_State *L);
+void ndL_open_wrap(lua_State *L);
+/* Drops nd.wrap owners whose storage is gone (lwrap.c). */
+void ndL_sweep_owners(lua_State *L);
 void ndL_open_sort(lua_State *L);
+void ndL_open_index(lua_State *L);
+/* t[k] / t[k] = v with a tensor key (lindex.c); assign: 0 read, 1 write. */
+int ndL_tensor_key(lua_State *L, int assign);
 void ndL_open_linalg(lua_State *L);
 void ndL_open_random(lua_State *L);
 int luaopen_nd(lua_State *L);

@@ -11,8 +11,19 @@
 #define DEFAULT_SEED 0 /* a fresh state starts as after nd.manual_seed(0) */
 static const char default_key = 0;
 
+/* A generator object carries a tag made from an address inside nd, as
+ * tensors do: a metatable can be forged with debug.setmetatable, the tag
+ * cannot, so a foreign userdata is never read or written as a generator. */
+typedef struct gen_obj {
+  uintptr_t tag;
+  nd_generator g;
+} gen_obj;
+#define GEN_TAG ((uintptr_t)&default_key ^ (uintptr_t)0x47656e65726174ULL)
+
 static nd_generator *new_generator(lua_State *L, uint64_t seed) {
-  nd_generator *g = lua_newuserdata(L, sizeof *g);
+  gen_obj *o = lua_newuserdata(L, sizeof *o);
+  o->tag = GEN_TAG;
+  nd_generator *g = &o->g;
   nd_generator_seed(g, seed);
   luaL_getmetatable(L, NDL_GENERATOR);
   lua_setmetatable(L, -2);
@@ -23,9 +34,10 @@ static nd_generator *new_generator(lua_State *L, uint64_t seed) {
 static nd_generator *default_generator(lua_State *L) {
   lua_pushlightuserdata(L, (void *)&default_key);
   lua_rawget(L, LUA_REGISTRYINDEX);
-  nd_generator *g = lua_touserdata(L, -1);
+  gen_obj *o = lua_touserdata(L, -1);
   lua_pop(L, 1);
-  if (g) return g;
+  if (o) return &o->g;
+  nd_generator *g;
   lua_pushlightuserdata(L, (void *)&default_key);
   g = new_generator(L, DEFAULT_SEED);
   lua_rawset(L, LUA_REGISTRYINDEX); /* the registry keeps it alive */
@@ -33,12 +45,15 @@ static nd_generator *default_generator(lua_State *L) {
 }
 
 static nd_generator *test_generator(lua_State *L, int idx) {
-  nd_generator *g = lua_touserdata(L, idx);
-  if (!g || !lua_getmetatable(L, idx)) return NULL;
+  gen_obj *o = lua_touserdata(L, idx);
+  if (!o || lua_type(L, idx) != LUA_TUSERDATA ||
+      lua_objlen(L, idx) != sizeof *o || o->tag != GEN_TAG ||
+      !lua_getmetatable(L, idx))
+    return NULL;
   luaL_getmetatable(L, NDL_GENERATOR);
   int ok = lua_rawequal(L, -1, -2);
   lua_pop(L, 2);
-  return ok ? g : NULL;
+  return ok ? &o->g : NULL;
 }
 
 /* The generator at idx; the hint is for g.f(...) written for g:f(...). */

@@ -297,6 +297,8 @@ static int l_index(lua_State *L) {
     scalar = r->ndim == 0;
   } else if (lua_istable(L, 2)) {
     scalar = apply_index(L, t, 2, r, "index");
+  } else if (ndL_test(L, 2)) {
+    return ndL_tensor_key(L, 0);
   } else {
     return ndL_error(L, "index: key must be a method name, number or table, "
                       "got %s", luaL_typename(L, 2));
@@ -320,6 +322,8 @@ static int l_newindex(lua_State *L) {
     NDL_CALL(L, e, nd_select(&e, r, t, 0, i));
   } else if (lua_istable(L, 2)) {
     apply_index(L, t, 2, r, "newindex");
+  } else if (ndL_test(L, 2)) {
+    return ndL_tensor_key(L, 1);
   } else {
     return ndL_error(L, "newindex: key must be a number or table, got %s",
                       luaL_typename(L, 2));

@@ -1,0 +1,24 @@
+-- nd.wrap(ptr, nbytes, dtype, sizes [, strides [, owner]]): a tensor over
+-- foreign memory, zero-copy (src/lua/lwrap.c). ptr is a light userdata or,
+-- under LuaJIT, any FFI pointer (LÖVE's getFFIPointer(), ffi.new buffers);
+-- owner, always the 6th argument, is kept alive while any view lives.
+local C = ...
+
+return function(ext)
+  local raw, ffi = C.wrap_raw, nil
+  if jit then
+    local ok, m = pcall(require, "ffi")
+    if ok then ffi = m end
+  end
+  local function wrap(ptr, nbytes, dtype, sizes, strides, owner)
+    local ty = type(ptr)
+    if ty == "cdata" and ffi then
+      ptr = tonumber(ffi.cast("uintptr_t", ffi.cast("const void *", ptr)))
+    elseif ty ~= "userdata" then
+      error(("wrap: argument 1 must be a pointer (FFI cdata or light userdata), got %s")
+        :format(ty), 2)
+    end
+    return raw(ptr, nbytes, dtype, sizes, strides, owner)
+  end
+  ext.nd.wrap = wrap
+end

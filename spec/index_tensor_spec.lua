@@ -1,0 +1,252 @@
+-- Indexing with tensors: values checked against PyTorch (fixtures from
+-- tools/gen_index_fixtures.py) in four memory layouts, the t[tensor]
+-- sugar, and every refusal (named, value quoted, target untouched).
+local nd = require "nd"
+local fx = dofile("spec/support/fixture_cases.lua")
+
+local I = function(t) return nd.tensor(t, "int64") end
+
+describe("indexing with tensors matches PyTorch", function()
+  fx.describe_all({ index_select = true, gather = true, take = true, scatter_ = true,
+    scatter_add_ = true, index_add_ = true, index_fill_ = true, index_copy_ = true,
+    masked_select = true, masked_fill_ = true, masked_scatter_ = true, nonzero = true }, it)
+end)
+
+describe("indexing with tensors", function()
+  local m = nd.arange(12):reshape(3, 4)
+
+  it("is a module function and a method", function()
+    assert.same(m:index_select(2, I { 2 }):totable(), nd.index_select(m, 2, I { 2 }):totable())
+    assert.same(m:nonzero():totable(), nd.nonzero(m):totable())
+    local a, b = nd.zeros(3), nd.zeros(3)
+    a:scatter_add_(1, I { 1, 1 }, nd.ones(2))
+    nd.scatter_add_(b, 1, I { 1, 1 }, nd.ones(2))
+    assert.same(a:totable(), b:totable())
+  end)
+
+  it("copies, never views", function()
+    local r = m:index_select(1, I { 1, 2 })
+    assert.is_false(nd.same_storage(r, m))
+    assert.is_true(r:is_contiguous())
+    assert.is_false(nd.same_storage(m:masked_select(m:gt(3)), m))
+    assert.is_false(nd.same_storage(m:gather(1, I { { 1 } }), m))
+  end)
+
+  it("reads expanded inputs and expanded indices", function()
+    local row = nd.arange(4):view(1, 4):expand(3, 4)
+    assert.same({ { 3, 0 }, { 3, 0 }, { 3, 0 } }, row:gather(2, I { { 4, 1 } }:expand(3, 2)):totable())
+    assert.same({ 1, 2, 1, 2, 1, 2 }, row:masked_select(nd.tensor({ false, true, true, false }):view(1, 4):expand(3, 4)):totable())
+  end)
+
+  it("copies whole rows of wide tensors (the block path), any outer layout", function()
+    local x = nd.arange(2 * 5 * 20):reshape(2, 5, 20)
+    for _, c in ipairs({ { x, 2 }, { x:transpose(1, 2), 2 }, { x:transpose(1, 2), 1 },
+      { x:flip(1), 2 }, { x:view(10, 20), 1 } }) do
+      local t, dim = c[1], c[2]
+      local ix = nd.tensor({ 2, -1, 1, 2 }, "int32")
+      local r = t:index_select(dim, ix)
+      for j, p in ipairs({ 2, -1, 1, 2 }) do
+        if p < 0 then p = p + t:size(dim) + 1 end
+        assert.is_true(nd.equal(r:select(dim, j), t:select(dim, p)))
+      end
+    end
+  end)
+
+  it("gives int64 1-based row-major positions from nonzero", function()
+    local r = nd.tensor({ { 0, 2 }, { 3, 0 } }):nonzero()
+    assert.equals("int64", r:dtype())
+    assert.same({ { 1, 2 }, { 2, 1 } }, r:totable())
+    assert.same({ 0, 2 }, plain(nd.zeros(2, 2):nonzero():size()))
+  end)
+
+  it("scatter_add_ counts like bincount, int32 indices too", function()
+    local c = nd.zeros(4, "int64")
+    c:scatter_add_(1, nd.tensor({ 1, 4, 4, -1, 2 }, "int32"), nd.ones(5, "int64"))
+    assert.same({ 1, 1, 0, 3 }, c:totable())
+  end)
+
+  it("integer accumulation wraps as integer arithmetic does (no overflow trap)", function()
+    local t = nd.full({ 1 }, 2147483647, "int32")
+    t:scatter_add_(1, I { 1 }, nd.ones(1, "int32"))
+    assert.equals(-2147483648, t[1])
+    local u = nd.full({ 2 }, 250, "uint8"):index_add_(1, I { 2 }, nd.full({ 1 }, 10, "uint8"))
+    assert.same({ 250, 4 }, u:totable())
+  end)
+
+  it("index_add_ into an int tensor refuses float sources and fractional alpha", function()
+    local t = nd.zeros(3, "int32")
+    assert_error_matches(function() t:index_add_(1, I { 1 }, nd.ones(1)) end,
+      "index_add_", "float64", "int32")
+    assert_error_matches(function() t:index_add_(1, I { 1 }, nd.ones(1, "int32"), 0.5) end,
+      "index_add_", "alpha", "0.5")
+    assert_error_matches(function() t:index_add_(1, I { 1 }, nd.ones(1, "int32"), 1e300) end,
+      "index_add_", "alpha")
+  end)
+
+  it("converts copied sources to the target's dtype", function()
+    local t = nd.zeros(4, "int32")
+    t:index_copy_(1, I { 2, 3 }, nd.tensor({ 7.9, -2.5 }))
+    assert.same({ 0, 7, -2, 0 }, t:totable())
+    t:masked_scatter_(t:eq(0), nd.tensor({ 1, 2 }, "uint8"))
+    assert.same({ 1, 7, -2, 2 }, t:totable())
+  end)
+
+  it("reads a source that overlaps the target through a copy", function()
+    local t = nd.arange(6)
+    t:index_copy_(1, I { 2, 3, 4 }, t:narrow(1, 1, 3))
+    assert.same({ 0, 0, 1, 2, 4, 5 }, t:totable())
+    local u = nd.arange(4)
+    u:masked_scatter_(nd.tensor({ false, true, true, true }), u)
+    assert.same({ 0, 0, 1, 2 }, u:totable())
+  end)
+
+  it("handles size-0 tensors and indices", function()
+    local e = nd.zeros(0, 3)
+    assert.same({ 0 }, plain(e:masked_select(e:gt(0)):size()))
+    assert.same({ 0, 2 }, plain(e:nonzero():size()))
+    local t = nd.arange(3)
+    t:index_fill_(1, nd.zeros(0, "int64"), 9)
+    assert.same({ 0, 1, 2 }, t:totable())
+    assert.same({ 0 }, plain(t:take(nd.zeros(0, "int64")):size()))
+  end)
+
+  it("works on 0-d tensors where it means something", function()
+    local s = nd.tensor(5.0)
+    assert.same({ 5 }, s:masked_select(nd.tensor(true)):totable())
+    assert.same({ 1, 0 }, plain(s:nonzero():size()))
+    assert.equals(5, s:take(I { 1 })[1])
+    s:masked_fill_(nd.tensor(true), 2)
+    assert.equals(2, s:item())
+  end)
+end)
+
+describe("t[tensor] sugar", function()
+  it("t[mask] is masked_select, with a broadcast mask", function()
+    local m = nd.arange(6):reshape(2, 3)
+    assert.same({ 3, 4, 5 }, m[m:gt(2)]:totable())
+    assert.same({ 0, 2, 3, 5 }, m[nd.tensor({ true, false, true })]:totable())
+  end)
+
+  it("t[mask] = v fills, t[mask] = tensor scatters", function()
+    local m = nd.arange(6):reshape(2, 3)
+    m[m:gt(3)] = -1
+    assert.same({ { 0, 1, 2 }, { 3, -1, -1 } }, m:totable())
+    m[m:lt(0)] = nd.tensor({ 8, 9 })
+    assert.same({ { 0, 1, 2 }, { 3, 8, 9 } }, m:totable())
+    local b = nd.zeros(3, "bool")
+    b[nd.tensor({ true, false, true })] = true
+    assert.same({ true, false, true }, b:totable())
+  end)
+
+  it("t[index] is index_select along dim 1", function()
+    local m = nd.arange(6):reshape(3, 2)
+    assert.same({ { 4, 5 }, { 0, 1 }, { 4, 5 } }, m[I { 3, 1, -1 }]:totable())
+    assert.same({ 2, 1 }, nd.arange(4)[nd.tensor({ 3, 2 }, "int32")]:totable())
+  end)
+
+  it("t[index] = v fills rows, t[index] = tensor copies rows (broadcast)", function()
+    local m = nd.zeros(3, 2, "int64")
+    m[I { 1, 3 }] = 7
+    assert.same({ { 7, 7 }, { 0, 0 }, { 7, 7 } }, m:totable())
+    m[I { 2 }] = nd.tensor({ { 1, 2 } }, "int64")
+    assert.same({ { 7, 7 }, { 1, 2 }, { 7, 7 } }, m:totable())
+    m[I { 1, 3 }] = nd.tensor({ 5, 6 }, "int64")
+    assert.same({ { 5, 6 }, { 1, 2 }, { 5, 6 } }, m:totable())
+  end)
+
+  it("refuses other index tensors and tensors inside a table index", function()
+    local m = nd.arange(6):reshape(3, 2)
+    assert_error_matches(function() return m[nd.tensor(1, "int64")] end, "index", "1-D")
+    assert_error_matches(function() return m[I { { 1 } }] end, "index", "1-D", "{1,1}")
+    assert_error_matches(function() return m[nd.tensor({ 1.0 })] end, "index", "float64")
+    assert_error_matches(function() return m[{ I { 1 } }] end, "index", "entry 1")
+    assert_error_matches(function() m[I { { 1 } }] = 0 end, "newindex", "1-D")
+    assert_error_matches(function() m[{ I { 1 } }] = 0 end, "newindex")
+    assert_error_matches(function() return m[I { 4 }] end, "index", "index 4", "size 3")
+    assert_error_matches(function() return nd.tensor(1)[I { 1 }] end, "index", "0-d")
+  end)
+end)
+
+describe("indexing errors", function()
+  local m = nd.arange(12):reshape(3, 4)
+
+  it("refuses non-integer index tensors, naming the function and dtype", function()
+    for _, dt in ipairs({ "float32", "float64", "bool", "uint8" }) do
+      assert_error_matches(function() m:index_select(1, nd.zeros(1, dt)) end, "index_select", dt)
+      assert_error_matches(function() m:gather(1, nd.zeros(1, 1, dt)) end, "gather", dt)
+      assert_error_matches(function() m:take(nd.zeros(1, dt)) end, "take", dt)
+    end
+  end)
+
+  it("refuses out-of-range positions, quoting the value", function()
+    assert_error_matches(function() m:index_select(2, I { 1, 5 }) end, "index_select", "index 5", "size 4")
+    assert_error_matches(function() m:index_select(2, I { 0 }) end, "index_select", "index 0")
+    assert_error_matches(function() m:index_select(2, I { -5 }) end, "index_select", "index -5")
+    assert_error_matches(function() m:gather(1, I { { 4 } }) end, "gather", "index 4", "size 3")
+    assert_error_matches(function() m:take(I { 13 }) end, "take", "index 13", "size 12")
+    assert_error_matches(function() m:take(I { -13 }) end, "take", "index -13")
+    -- the edges, in both index dtypes, contiguous and strided
+    for _, dt in ipairs({ "int32", "int64" }) do
+      local v = nd.arange(5)
+      assert.same({ 4, 0 }, v:index_select(1, nd.tensor({ 5, -5 }, dt)):totable())
+      assert.same({ 4, 0 }, v:index_select(1, nd.tensor({ 5, 9, -5 }, dt)[{ { 1, 3, 2 } }]):totable())
+      for _, bad in ipairs({ 6, -6, 0, dt == "int32" and -2 ^ 31 or -2 ^ 63, 2 ^ 31 - 1 }) do
+        assert_error_matches(function() v:index_select(1, nd.tensor({ 1, bad }, dt)) end, "index_select")
+        assert_error_matches(function() nd.zeros(5):scatter_add_(1, nd.tensor({ 1, bad }, dt), nd.ones(2)) end,
+          "scatter_add_")
+      end
+      assert_error_matches(function() nd.zeros(0):scatter_(1, nd.tensor({ 1 }, dt), 1) end, "scatter_", "size 0")
+      assert_error_matches(function() nd.zeros(0):index_fill_(1, nd.tensor({ -1 }, dt), 1) end, "index_fill_")
+    end
+    -- also when the result is empty, and on the row-block path
+    assert_error_matches(function() nd.zeros(0, 3):index_select(2, I { 5 }) end, "index_select", "index 5")
+    assert_error_matches(function() nd.zeros(2, 30):index_select(1, I { 1, 3 }) end, "index_select", "index 3")
+  end)
+
+  it("refuses bad shapes and dims", function()
+    assert_error_matches(function() m:index_select(1, I { { 1 } }) end, "index_select", "1-D")
+    assert_error_matches(function() m:index_select(3, I { 1 }) end, "index_select", "dim 3")
+    assert_error_matches(function() m:gather(1, I { 1 }) end, "gather", "dims")
+    assert_error_matches(function() m:gather(1, I { { 1, 1, 1, 1, 1 } }) end, "gather", "larger")
+    assert_error_matches(function() m:index_copy_(1, I { 1 }, nd.zeros(2, 4, "int64")) end,
+      "index_copy_", "{1,4}", "{2,4}")
+    assert_error_matches(function() m:scatter_(2, I { { 1, 2 } }, nd.zeros(1, 1, "int64")) end,
+      "scatter_", "src")
+  end)
+
+  it("refuses float masks and masks that do not broadcast", function()
+    assert_error_matches(function() m:masked_select(nd.ones(3, 4)) end, "masked_select", "bool", "float64")
+    assert_error_matches(function() m:masked_fill_(nd.ones(3, 4, "uint8"), 0) end, "masked_fill_", "bool", "uint8")
+    assert_error_matches(function() m:masked_select(nd.zeros(3, "bool")) end,
+      "masked_select", "{3}", "{3,4}")
+    -- the mask broadcasts to t, never t to the mask
+    assert_error_matches(function() nd.arange(4):masked_select(nd.zeros(2, 4, "bool")) end,
+      "masked_select", "{2,4}", "{4}")
+    assert_error_matches(function() m:masked_scatter_(m:ge(0), nd.zeros(3, "int64")) end,
+      "masked_scatter_", "3 elements", "12")
+  end)
+
+  it("leaves the target untouched when it refuses", function()
+    local t = nd.arange(6)
+    local before = t:totable()
+    for _, f in ipairs({
+      function() t:index_fill_(1, I { 1, 2, 9 }, 0) end,
+      function() t:index_copy_(1, I { 1, -7 }, nd.zeros(2, "int64")) end,
+      function() t:index_add_(1, I { 1, 7 }, nd.ones(2, "int64")) end,
+      function() t:scatter_(1, I { 2, 0 }, 5) end,
+      function() t:scatter_add_(1, I { 1, 2, 3, 100 }, nd.ones(4, "int64")) end,
+      function() t:masked_scatter_(t:ge(0), nd.zeros(2, "int64")) end,
+    }) do
+      assert.has_error(f)
+      assert.same(before, t:totable())
+    end
+  end)
+
+  it("refuses to write into overlapping (expanded) targets", function()
+    local x = nd.zeros(1, 3):expand(2, 3)
+    assert_error_matches(function() x:masked_fill_(nd.ones(2, 3, "bool"), 1) end, "masked_fill_", "memory location")
+    assert_error_matches(function() x:index_fill_(1, I { 1 }, 1) end, "index_fill_")
+    assert_error_matches(function() x:scatter_(2, I { { 1 } }, 1) end, "scatter_")
+    assert_error_matches(function() x:masked_scatter_(nd.ones(2, 3, "bool"), nd.ones(6)) end, "masked_scatter_")
+  end)
+end)

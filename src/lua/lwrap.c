@@ -1,0 +1,145 @@
+/* nd.wrap(ptr, nbytes, dtype, sizes [, strides [, owner]]): a tensor over
+ * foreign memory (lua/wrap.lua turns an FFI pointer into an address; this
+ * takes a light userdata or that address). nd trusts nbytes; every view is
+ * checked against it (nd_wrap, nd_as_strided).
+ *
+ * The owner must live as long as any view of the storage, and a storage
+ * may outlive the Lua state (a host nd_share-s a header and releases it
+ * after lua_close). So the storage never touches Lua: its release callback
+ * only marks a small anchor, shared (two atomic references) with this
+ * state's table of owners (registry "nd.Owners": anchor -> owner). Marked
+ * anchors are swept -- their owners dropped -- at the next nd.wrap and
+ * whenever ndL_charge steps the collector (a finalizer cannot do it: one
+ * that re-arms itself may outlive the module at lua_close), and all of
+ * them when the state closes; the last of the two sides frees the anchor. */
+#include "lnd.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct anchor {
+  long refs;     /* the storage's and the state's */
+  int released;  /* set by the storage's release callback */
+} anchor;
+
+static void anchor_drop(anchor *a) {
+  if (__atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL) == 0) free(a);
+}
+
+static void on_release(void *data, void *ctx) {
+  (void)data;
+  anchor *a = ctx;
+  __atomic_store_n(&a->released, 1, __ATOMIC_RELEASE);
+  anchor_drop(a);
+}
+
+/* The owners table (created with its closing sentinel on first use). */
+static void owners(lua_State *L);
+
+/* Drops the owners whose storage is gone (all of them when `all`). */
+static void sweep(lua_State *L, int idx, int all) {
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pop(L, 1);
+    anchor *a = lua_touserdata(L, -1);
+    if (all || __atomic_load_n(&a->released, __ATOMIC_ACQUIRE)) {
+      lua_pushvalue(L, -1);
+      lua_pushnil(L);
+      lua_rawset(L, idx); /* clearing a present field during next is fine */
+      anchor_drop(a);
+    }
+  }
+}
+
+/* The state closes: its side of every anchor goes. */
+static int l_close_owners(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, "nd.Owners");
+  if (lua_istable(L, -1)) sweep(L, lua_gettop(L), 1);
+  lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, "nd.Owners");
+  return 0;
+}
+
+static void owners(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, "nd.Owners");
+  if (lua_istable(L, -1)) return;
+  lua_pop(L, 1);
+  lua_newtable(L);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, LUA_REGISTRYINDEX, "nd.Owners");
+  /* A userdata kept in the registry: its __gc runs when the state closes. */
+  lua_newuserdata(L, 1);
+  lua_newtable(L);
+  lua_pushcfunction(L, l_close_owners);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, LUA_REGISTRYINDEX, "nd.OwnersSentinel");
+}
+
+void ndL_sweep_owners(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, "nd.Owners");
+  if (lua_istable(L, -1)) sweep(L, lua_gettop(L), 0);
+  lua_pop(L, 1);
+}
+
+/* wrap_raw(ptr_or_address, nbytes, dtype, sizes, strides|nil, owner|nil) */
+static int l_wrap_raw(lua_State *L) {
+  const char *fn = "wrap";
+  void *p;
+  if (lua_type(L, 1) == LUA_TLIGHTUSERDATA) {
+    p = lua_touserdata(L, 1);
+  } else if (lua_type(L, 1) == LUA_TNUMBER) {
+    p = (void *)(uintptr_t)ndL_int(L, 1, fn, "address");
+  } else {
+    return ndL_error(L, "wrap: argument 1 must be a pointer (FFI cdata or "
+                     "light userdata), got %s", luaL_typename(L, 1));
+  }
+  int64_t nbytes = ndL_int(L, 2, fn, "nbytes");
+  int dtype = ndL_dtype(L, 3, fn, -1);
+  if (dtype < 0) return ndL_error(L, "wrap: argument 3 must be a dtype name");
+  int64_t size[ND_MAX_DIMS], stride[ND_MAX_DIMS];
+  int next;
+  if (!lua_istable(L, 4))
+    return ndL_error(L, "wrap: argument 4 must be a table of sizes, got %s",
+                     luaL_typename(L, 4));
+  int n = ndL_sizes(L, 4, fn, size, &next);
+  int strided = !lua_isnoneornil(L, 5);
+  if (strided) {
+    if (!lua_istable(L, 5) || (int)lua_objlen(L, 5) != n)
+      return ndL_error(L, "wrap: argument 5 must be a table of %d strides "
+                       "(or nil), got %s", n, luaL_typename(L, 5));
+    for (int i = 0; i < n; i++) {
+      lua_rawgeti(L, 5, i + 1);
+      stride[i] = ndL_int(L, -1, fn, "stride");
+      lua_pop(L, 1);
+    }
+  }
+  int has_owner = !lua_isnoneornil(L, 6);
+  owners(L);
+  int otab = lua_gettop(L);
+  sweep(L, otab, 0);
+  nd_tensor *t = ndL_new(L);
+  nd_err e = ndL_err();
+  anchor *a = NULL;
+  if (has_owner) {
+    a = malloc(sizeof *a);
+    if (!a) return ndL_error(L, "wrap: not enough memory");
+    a->refs = 2;
+    a->released = 0;
+  }
+  if (nd_wrap(&e, t, p, nbytes, dtype, n, size, strided ? stride : NULL,
+              a ? on_release : NULL, a)) {
+    free(a);
+    return ndL_raise(L, &e);
+  }
+  if (a) {
+    lua_pushlightuserdata(L, a);
+    lua_pushvalue(L, 6);
+    lua_rawset(L, otab);
+  }
+  return 1;
+}
+
+void ndL_open_wrap(lua_State *L) {
+  static const luaL_Reg fns[] = {{"wrap_raw", l_wrap_raw}, {NULL, NULL}};
+  ndL_register(L, fns);
+}
