@@ -9,17 +9,18 @@ SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(LUA_PC) openblas 2>/dev/null)
 BLAS_LIBS  := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
+SLEEF_LIBS := $(shell pkg-config --libs sleef 2>/dev/null || echo -lsleef)
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -fPIC -pthread \
              -Iinclude -Isrc/core $(PKG_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
-LDLIBS   = $(BLAS_LIBS) -lm -pthread -ldl
+LDLIBS   = $(BLAS_LIBS) $(SLEEF_LIBS) -lm -pthread -ldl
 
 CORE_SRC := $(sort $(wildcard src/core/*.c))
 LUA_SRC  := $(sort $(wildcard src/lua/*.c))
 LUA_MODS := $(sort $(wildcard lua/*.lua))
 CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 LUA_OBJ  := $(LUA_SRC:src/%.c=$(BUILD)/%.o) $(BUILD)/gen/lua_sources.o
-DEPS_PKGS = gcc make pkg-config luajit libluajit-5.1-dev libopenblas-dev lua-busted
+DEPS_PKGS = gcc make pkg-config luajit libluajit-5.1-dev libopenblas-dev libsleef-dev lua-busted
 PUC_VERSIONS = 5.1 5.3 5.4
 PUC_PKGS = lua5.1 liblua5.1-0-dev lua5.3 liblua5.3-dev lua5.4 liblua5.4-dev
 

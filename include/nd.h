@@ -408,6 +408,46 @@ nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
 nd_status nd_reduce_arg(nd_err *e, nd_tensor *values, nd_tensor *indices,
                         int op, const nd_tensor *t, int dim, int keepdim);
 
+/* ---- more math (src/core/elementwise_math.c) ---- */
+/* Unary: float results (integers and bool give float64) from LOG1P to
+ * RSQRT; SIGN TRUNC FRAC SQUARE keep the dtype (square of bool is int64;
+ * trunc of bool and frac of integers are refused); ISINF and LOGICAL_NOT
+ * give bool; BITWISE_NOT takes integers and bool. Binary: ATAN2 and HYPOT
+ * give floats; FMOD (C's sign of the dividend), REMAINDER (sign of the
+ * divisor) and FLOOR_DIVIDE refuse bool and an integer divisor with a zero
+ * (out untouched); LOGICAL_* give bool; BITWISE_* take integers and bool.
+ * Promotion as nd_binary's. */
+typedef enum nd_math_op {
+  ND_LOG1P, ND_EXPM1, ND_LOG2, ND_LOG10, ND_EXP2, ND_TAN, ND_ASIN, ND_ACOS,
+  ND_ATAN, ND_SINH, ND_COSH, ND_ASINH, ND_ACOSH, ND_ATANH, ND_ERF, ND_ERFC,
+  ND_LGAMMA, ND_RECIPROCAL, ND_RSQRT,
+  ND_SIGN, ND_TRUNC, ND_FRAC, ND_SQUARE, ND_ISINF, ND_LOGICAL_NOT,
+  ND_BITWISE_NOT,                                                /* unary */
+  ND_ATAN2, ND_HYPOT, ND_FMOD, ND_REMAINDER, ND_FLOOR_DIVIDE,
+  ND_LOGICAL_AND, ND_LOGICAL_OR, ND_LOGICAL_XOR, ND_BITWISE_AND,
+  ND_BITWISE_OR, ND_BITWISE_XOR,                                 /* binary */
+  ND_NMATH
+} nd_math_op;
+const char *nd_math_name(int op); /* "log1p", ... */
+nd_status nd_math_unary(nd_err *e, nd_tensor *out, int mode, int op,
+                        const nd_tensor *a);
+nd_status nd_math_binary(nd_err *e, nd_tensor *out, int mode, int op,
+                         const nd_operand *a, const nd_operand *b);
+/* a + w * (b - a) (PyTorch's two-sided formula); the promoted dtype of a,
+ * b, w must be a float. */
+nd_status nd_lerp(nd_err *e, nd_tensor *out, int mode, const nd_operand *a,
+                  const nd_operand *b, const nd_operand *w);
+/* |a - b| <= atol + rtol * |b|, or a == b (equal infinities), or both NaN
+ * when equal_nan: a bool tensor. */
+nd_status nd_isclose(nd_err *e, nd_tensor *out, const nd_operand *a,
+                     const nd_operand *b, double rtol, double atol,
+                     int equal_nan);
+/* NaN, +inf, -inf replaced by the given values (converted to t's dtype;
+ * defaults in the binding: 0, the dtype's largest and lowest finite);
+ * integer and bool tensors are copied unchanged. */
+nd_status nd_nan_to_num(nd_err *e, nd_tensor *out, int mode,
+                        const nd_tensor *t, double nan, double posinf,
+                        double neginf);
 /* ---- sorting, scans and statistics (src/core/sort.c, scan.c, stats.c) --- */
 /* Dims may be negative (from the end); a 0-d tensor takes dim 0 or -1.
  * Positions written into index results count from e->base (0 for C

@@ -9,6 +9,9 @@ return function(ext)
   -- Elementwise, a number on either side; `*` is not matmul. Lua's `==`
   -- and `<` stay identity / undefined (use eq, lt, nd.equal).
   mt.__add, mt.__sub, mt.__mul, mt.__div, mt.__pow = C.add, C.sub, C.mul, C.div, C.pow
+  -- `%` is remainder (the sign of the divisor, as Lua's own %); `//` (Lua
+  -- 5.3+; unused elsewhere) is floor_divide.
+  mt.__mod, mt.__idiv = C.remainder, C.floor_divide
   local neg = C.neg
   mt.__unm = function(a) return neg(a) end -- Lua passes the operand twice
 

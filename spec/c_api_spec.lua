@@ -25,8 +25,7 @@ describe("the C API (tests/c_api_test.c)", function()
   it("compiles against libnd.a with nothing but nd.h", function()
     local rc, out = run(("cc -std=c11 -Wall -Wextra -Werror -O1" .. SAN .. " -I%s/include "
       .. "%s/tests/c_api_test.c %s/libnd.a "
-      .. "$(pkg-config --libs openblas 2>/dev/null || echo -lopenblas) "
-      .. "-lm -pthread -o %s"):format(root, root, build, exe))
+      .. C_LIBS .. " -o %s"):format(root, root, build, exe))
     assert.equals(0, rc, out)
   end)
 
@@ -43,8 +42,7 @@ describe("the C API (tests/c_api_test.c)", function()
     local dl = os.tmpname()
     local rc, out = run(("cc -std=c11 -Wall -Wextra -Werror -O1" .. SAN .. " -I%s/include "
       .. "%s/tests/dlpack_test.c %s/libnd.a "
-      .. "$(pkg-config --libs openblas 2>/dev/null || echo -lopenblas) "
-      .. "-lm -pthread -o %s"):format(root, root, build, dl))
+      .. C_LIBS .. " -o %s"):format(root, root, build, dl))
     assert.equals(0, rc, out)
     rc, out = run(dl)
     os.remove(dl)
@@ -80,8 +78,7 @@ describe("the allocator hook (tests/alloc_test.c)", function()
     local exe = os.tmpname()
     local rc, out = run(("cc -std=c11 -Wall -Wextra -Werror -O1" .. SAN .. " -I%s/include "
       .. "%s/tests/alloc_test.c %s/libnd.a "
-      .. "$(pkg-config --libs openblas 2>/dev/null || echo -lopenblas) "
-      .. "-lm -pthread -o %s"):format(root, root, build, exe))
+      .. C_LIBS .. " -o %s"):format(root, root, build, exe))
     assert.equals(0, rc, out)
     rc, out = run(exe)
     os.remove(exe)

@@ -470,7 +470,7 @@ describe("nd_linalg_* from C (tests/linalg_c_test.c)", function()
     local exe = os.tmpname()
     local rc, out = run(("cc -std=c11 -Wall -Wextra -Werror -O1" .. san .. " -I%s/include "
       .. "%s/tests/linalg_c_test.c %s/libnd.a "
-      .. "$(pkg-config --libs openblas 2>/dev/null || echo -lopenblas) -lm -pthread -o %s")
+      .. C_LIBS .. " -o %s")
       :format(root, root, build, exe))
     assert.equals(0, rc, out)
     rc, out = run(exe)

@@ -121,4 +121,8 @@ function tensor_in_layout(data, dt, layout)
   return nd.tensor(data, dt)
 end
 
+-- What a C test program needs besides libnd.a (the suite builds several):
+-- nd's own dependencies, as nd.pc lists them.
+C_LIBS = "$(pkg-config --libs openblas sleef 2>/dev/null || echo -lopenblas -lsleef) -lm -pthread"
+
 return nd

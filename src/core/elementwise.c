@@ -100,6 +100,7 @@ static void make_scalar(cell *c, const nd_operand *o, int dt) {
 /* ---- execution ---- */
 typedef struct {
   nd_loop_fn kernel;
+  void *kctx;              /* the kernel's own parameters */
   int nops;                /* output, then inputs */
   int dt[ND_ITER_MAXOPS];  /* the tensors' dtypes */
   int kdt[ND_ITER_MAXOPS]; /* the kernel's */
@@ -131,7 +132,7 @@ static void buffered(char **p, const int64_t *st, int64_t n, void *ctx) {
       if (k > 0 && st[k])
         nd_convert(j->kdt[k], buf[k], qs[k], j->dt[k], at, st[k], m);
     }
-    j->kernel(q, qs, m, NULL);
+    j->kernel(q, qs, m, j->kctx);
     if (j->dt[0] != j->kdt[0])
       nd_convert(j->dt[0], p[0] + done * st[0], st[0], j->kdt[0], buf[0],
                  nd_dtype_size(j->kdt[0]), m);
@@ -140,7 +141,7 @@ static void buffered(char **p, const int64_t *st, int64_t n, void *ctx) {
 
 static void run_direct(void *ctx, int64_t lo, int64_t hi) {
   const job *j = ctx;
-  nd_iter_run_elems(&j->it, j->kernel, NULL, lo, hi);
+  nd_iter_run_elems(&j->it, j->kernel, j->kctx, lo, hi);
 }
 static void run_buffered(void *ctx, int64_t lo, int64_t hi) {
   job *j = ctx;
@@ -224,7 +225,7 @@ static void run_tiles(void *ctx, int64_t lo, int64_t hi) {
             qs[k] = it->stride[k][0];
           }
         }
-        j->kernel(q, qs, ti, NULL);
+        j->kernel(q, qs, ti, j->kctx);
       }
       if (needbuf[0])
         scatter(base[0] + i0 * it->stride[0][0], buf[0], ti, tj,
@@ -236,12 +237,13 @@ static void run_tiles(void *ctx, int64_t lo, int64_t hi) {
 
 static void execute(const nd_tensor *dst, const nd_tensor *ex, int nin,
                     const int *kin, int kout, nd_loop_fn kernel,
-                    int64_t grain) {
+                    void *kctx, int64_t grain) {
   int64_t n = nd_numel(dst);
   if (n == 0) return;
   job j;
   const nd_tensor *ops[ND_ITER_MAXOPS] = {dst};
   j.kernel = kernel;
+  j.kctx = kctx;
   j.nops = nin + 1;
   j.dt[0] = dst->dtype;
   j.kdt[0] = kout;
@@ -276,9 +278,9 @@ static int64_t grain_of(int op) {
   }
 }
 
-static nd_status run(nd_err *e, const char *fn, nd_tensor *out, int mode,
-                     int nin, const nd_operand *in, int rdt, const int *kin,
-                     int kout, nd_loop_fn kernel, int64_t grain) {
+nd_status nd_ew_run(nd_err *e, const char *fn, nd_tensor *out, int mode,
+                    int nin, const nd_operand *in, int rdt, const int *kin,
+                    int kout, nd_loop_fn kernel, void *kctx, int64_t grain) {
   cell cells[ND_ITER_MAXOPS - 1];
   const nd_tensor *ts[ND_ITER_MAXOPS - 1];
   nd_tensor ex[ND_ITER_MAXOPS - 1];
@@ -339,17 +341,24 @@ static nd_status run(nd_err *e, const char *fn, nd_tensor *out, int mode,
     if (overlap) { /* compute aside, then copy in */
       nd_tensor tmp = ND_UNSET;
       if (nd_empty_like(e, &tmp, out, out->dtype)) return e->code;
-      execute(&tmp, ex, nin, kin, kout, kernel, grain);
+      execute(&tmp, ex, nin, kin, kout, kernel, kctx, grain);
       nd_status s = nd_copy(e, out, &tmp);
       nd_release(&tmp);
       return s;
     }
   }
-  execute(out, ex, nin, kin, kout, kernel, grain);
+  execute(out, ex, nin, kin, kout, kernel, kctx, grain);
   return ND_OK;
 }
 
-static nd_status check_mode(nd_err *e, const char *fn, int mode) {
+static nd_status run(nd_err *e, const char *fn, nd_tensor *out, int mode,
+                     int nin, const nd_operand *in, int rdt, const int *kin,
+                     int kout, nd_loop_fn kernel, int64_t grain) {
+  return nd_ew_run(e, fn, out, mode, nin, in, rdt, kin, kout, kernel, NULL,
+                   grain);
+}
+
+nd_status nd_ew_check_mode(nd_err *e, const char *fn, int mode) {
   if (mode == ND_NEW || mode == ND_OUT || mode == ND_INPLACE) return ND_OK;
   return nd_fail(e, ND_EINVAL, "%s: unknown mode %d", fn, mode);
 }
@@ -359,15 +368,23 @@ nd_status nd_binary(nd_err *e, nd_tensor *out, int mode, int op,
   if (op < ND_ADD || op > ND_GE)
     return nd_fail(e, ND_EINVAL, "binary: %d is not a binary op", op);
   const char *fn = nd_op_name_mode(op, mode);
-  if (check_mode(e, fn, mode)) return e->code;
+  if (nd_ew_check_mode(e, fn, mode)) return e->code;
   nd_operand ops[2] = {*a, *b};
   int rdt = nd_result_type(e, op, 2, ops);
   if (rdt < 0) return e->code;
+  if (op == ND_POW) {
+    int done;
+    nd_status st = nd_pow_scalar(e, out, mode, fn, a, b, rdt, &done);
+    if (done) return st;
+  }
   int cmp = op >= ND_EQ;
   int ct = cmp ? nd_common_type(2, ops) : rdt;
   int kin[2] = {ct, ct};
-  return run(e, fn, out, mode, 2, ops, rdt, kin, cmp ? ND_BOOL : ct,
-             nd_binary_kernels[ct][op], grain_of(op));
+  nd_loop_fn k = nd_binary_kernels[ct][op];
+  void *kctx = NULL;
+  if (op == ND_POW) nd_vmath(ND_VM_POW, ct, &k, &kctx);
+  return nd_ew_run(e, fn, out, mode, 2, ops, rdt, kin, cmp ? ND_BOOL : ct, k,
+                   kctx, grain_of(op));
 }
 
 nd_status nd_binary_tensors(nd_err *e, nd_tensor *out, int mode, int op,
@@ -408,13 +425,20 @@ nd_status nd_unary(nd_err *e, nd_tensor *out, int mode, int op,
   if (op < ND_NEG || op > ND_ISFINITE)
     return nd_fail(e, ND_EINVAL, "unary: %d is not a unary op", op);
   const char *fn = nd_op_name_mode(op, mode);
-  if (check_mode(e, fn, mode)) return e->code;
+  if (nd_ew_check_mode(e, fn, mode)) return e->code;
   nd_operand oa = {a, 0, 0, 0};
   int rdt = nd_result_type(e, op, 1, &oa);
   if (rdt < 0) return e->code;
   int ct = op == ND_ISNAN || op == ND_ISFINITE ? a->dtype : rdt;
-  return run(e, fn, out, mode, 1, &oa, rdt, &ct, rdt,
-             nd_unary_kernels[ct][op - ND_NEG], grain_of(op));
+  nd_loop_fn k = nd_unary_kernels[ct][op - ND_NEG];
+  void *kctx = NULL;
+  static const int8_t vm[ND_NOPS] = {[ND_EXP] = ND_VM_EXP + 1,
+      [ND_LOG] = ND_VM_LOG + 1, [ND_SIN] = ND_VM_SIN + 1,
+      [ND_COS] = ND_VM_COS + 1, [ND_TANH] = ND_VM_TANH + 1,
+      [ND_SIGMOID] = ND_VM_SIGMOID + 1};
+  if (vm[op]) nd_vmath(vm[op] - 1, ct, &k, &kctx); /* SLEEF when it has it */
+  return nd_ew_run(e, fn, out, mode, 1, &oa, rdt, &ct, rdt, k, kctx,
+                   grain_of(op));
 }
 
 /* The widest bound of dtype dt, as a weak scalar (lo: lowest). */
@@ -436,7 +460,7 @@ static nd_operand no_bound(int dt, int lo) {
 nd_status nd_clamp(nd_err *e, nd_tensor *out, int mode, const nd_tensor *a,
                    const nd_operand *lo, const nd_operand *hi) {
   const char *fn = mode == ND_INPLACE ? "clamp_" : "clamp";
-  if (check_mode(e, fn, mode)) return e->code;
+  if (nd_ew_check_mode(e, fn, mode)) return e->code;
   nd_operand ops[3] = {{a, 0, 0, 0}}, given[3];
   int n = 0;
   given[n++] = ops[0];
@@ -453,7 +477,7 @@ nd_status nd_clamp(nd_err *e, nd_tensor *out, int mode, const nd_tensor *a,
 nd_status nd_where(nd_err *e, nd_tensor *out, int mode, const nd_tensor *cond,
                    const nd_operand *a, const nd_operand *b) {
   const char *fn = "where";
-  if (check_mode(e, fn, mode)) return e->code;
+  if (nd_ew_check_mode(e, fn, mode)) return e->code;
   if (cond->dtype != ND_BOOL)
     return nd_fail(e, ND_EINVAL, "where: the condition must be a bool "
                    "tensor, got %s", nd_dtype_name(cond->dtype));

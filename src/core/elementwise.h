@@ -21,6 +21,33 @@ int nd_common_type(int n, const nd_operand *ops);
 int nd_can_cast(int from, int to); /* PyTorch's canCast */
 const char *nd_op_name_mode(int op, int mode); /* "add_" when in place */
 
+/* The driver (elementwise.c): promote-free part of every elementwise op.
+ * in[0..nin) are broadcast into out (allocated when mode is ND_NEW, with
+ * dtype rdt), converted to the kernel's dtypes kin[] / kout around
+ * kernel(data, strides, n, kctx), split across threads above grain. */
+nd_status nd_ew_run(nd_err *e, const char *fn, nd_tensor *out, int mode,
+                    int nin, const nd_operand *in, int rdt, const int *kin,
+                    int kout, nd_loop_fn kernel, void *kctx, int64_t grain);
+nd_status nd_ew_check_mode(nd_err *e, const char *fn, int mode);
+/* pow of tensor a by a scalar or 0-d b (elementwise_math.c): x*x, sqrt,
+ * 1/x ... for the exponents that have one, with *done set; *done stays 0
+ * when the generic kernel should run. An integer result with a negative
+ * Lua-number exponent fails (PyTorch's and NumPy's rule). */
+nd_status nd_pow_scalar(nd_err *e, nd_tensor *out, int mode, const char *fn,
+                        const nd_operand *a, const nd_operand *b, int rdt,
+                        int *done);
+
+/* SLEEF's vector math (vmath.c): when a vector kernel exists for function
+ * id on float dtype dt, sets *kernel and its *ctx and returns 1. */
+enum {
+  ND_VM_EXP, ND_VM_LOG, ND_VM_SIN, ND_VM_COS, ND_VM_TANH, ND_VM_SIGMOID,
+  ND_VM_LOG1P, ND_VM_EXPM1, ND_VM_LOG2, ND_VM_LOG10, ND_VM_EXP2, ND_VM_TAN,
+  ND_VM_ASIN, ND_VM_ACOS, ND_VM_ATAN, ND_VM_SINH, ND_VM_COSH, ND_VM_ASINH,
+  ND_VM_ACOSH, ND_VM_ATANH, ND_VM_ERF, ND_VM_ERFC, ND_VM_LGAMMA,
+  ND_VM_POW, ND_VM_ATAN2, ND_VM_HYPOT, ND_VM_N
+};
+int nd_vmath(int id, int dt, nd_loop_fn *kernel, void **ctx);
+
 /* NaN test that compiles (to 0) for integer types, without tautology
  * warnings. */
 static inline int nd_nan_f(float x) { return x != x; }

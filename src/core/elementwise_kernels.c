@@ -12,16 +12,7 @@
 #include "elementwise.h"
 #include <math.h>
 
-#if ND_IFUNC
-#define KERNEL __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define KERNEL
-#endif
-
-/* Unsigned arithmetic for integers, plain for floats. */
-#define UNS(T, x)                                                           \
-  _Generic((T)0, int32_t: (uint32_t)(x), int64_t: (uint64_t)(x),           \
-           uint8_t: (uint32_t)(x), default: (x))
+#include "elementwise_loops.h"
 
 static inline uint64_t ipow(uint64_t base, int64_t ex) {
   if (ex < 0) /* as PyTorch: 1 and -1 keep their magnitude, others give 0 */
@@ -49,7 +40,7 @@ static inline float exp_f32(float x) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * r * r + r + 1.0f;
-  int32_t ni = (int32_t)n, n1 = ni / 2, n2 = ni - n1;
+  int32_t ni = n == n ? (int32_t)n : 0, n1 = ni / 2, n2 = ni - n1; /* NaN: no UB */
   int32_t b1 = (n1 + 127) << 23, b2 = (n2 + 127) << 23;
   float s1, s2;
   memcpy(&s1, &b1, 4);
@@ -61,8 +52,6 @@ static inline float exp_f32(float x) {
 }
 
 
-#define IS_F32(T) _Generic((T)0, float: 1, default: 0)
-#define FMATH(T, f32, f64, x) (IS_F32(T) ? (T)f32((float)(x)) : (T)f64((double)(x)))
 #define EXP_T(T, x) (IS_F32(T) ? (T)exp_f32((float)(x)) : (T)exp((double)(x)))
 
 /* ---- binary expressions: (T, kind, a, b) ---- */
@@ -85,32 +74,6 @@ static inline float exp_f32(float x) {
 #define E_LE(T, k, a, b) (a <= b)
 #define E_GT(T, k, a, b) (a > b)
 #define E_GE(T, k, a, b) (a >= b)
-
-/* out[i] = EXPR(a[i], b[i]); out has type TO (T, or uint8_t for bool). */
-#define BINARY_LOOP(OPN, EXPR, E, T, kind, TO)                             \
-  KERNEL static void b_##OPN##_##E(char **p, const int64_t *st,          \
-                                      int64_t n, void *ctx) {               \
-    (void)ctx;                                                              \
-    TO *o = (TO *)p[0];                                                     \
-    const T *a = (const T *)p[1], *b = (const T *)p[2];                     \
-    const int64_t es = sizeof(T), eo = sizeof(TO);                          \
-    if (st[0] == eo && st[1] == es && st[2] == es) {                        \
-      for (int64_t i = 0; i < n; i++) o[i] = (TO)EXPR(T, kind, a[i], b[i]); \
-    } else if (st[0] == eo && st[1] == es && st[2] == 0) {                  \
-      const T y = *b;                                                       \
-      for (int64_t i = 0; i < n; i++) o[i] = (TO)EXPR(T, kind, a[i], y);    \
-    } else if (st[0] == eo && st[1] == 0 && st[2] == es) {                  \
-      const T x = *a;                                                       \
-      for (int64_t i = 0; i < n; i++) o[i] = (TO)EXPR(T, kind, x, b[i]);    \
-    } else {                                                                \
-      char *po = p[0];                                                      \
-      const char *pa = p[1], *pb = p[2];                                    \
-      for (int64_t i = 0; i < n; i++, po += st[0], pa += st[1], pb += st[2]) { \
-        const T x = *(const T *)pa, y = *(const T *)pb;                     \
-        *(TO *)po = (TO)EXPR(T, kind, x, y);                                \
-      }                                                                     \
-    }                                                                       \
-  }
 
 #define BINARY_ALL(E, name, T, kind)                                        \
   BINARY_LOOP(add, E_ADD, E, T, kind, T)                                 \
@@ -153,24 +116,6 @@ const nd_loop_fn nd_binary_kernels[ND_NDTYPES][ND_GE + 1] = {ND_DTYPES(BROW)};
 #define U_ROUND(T, k, a) (k == 'f' ? FMATH(T, rintf, rint, a) : a) /* half even */
 #define U_ISNAN(T, k, a) NANQ(a)
 #define U_ISFINITE(T, k, a) (k == 'f' ? a - a == 0 : 1)
-
-#define UNARY_LOOP(OPN, EXPR, E, T, kind, TO)                              \
-  KERNEL static void u_##OPN##_##E(char **p, const int64_t *st,          \
-                                      int64_t n, void *ctx) {               \
-    (void)ctx;                                                              \
-    TO *o = (TO *)p[0];                                                     \
-    const T *a = (const T *)p[1];                                           \
-    if (st[0] == sizeof(TO) && st[1] == sizeof(T)) {                        \
-      for (int64_t i = 0; i < n; i++) o[i] = (TO)EXPR(T, kind, a[i]);       \
-    } else {                                                                \
-      char *po = p[0];                                                      \
-      const char *pa = p[1];                                                \
-      for (int64_t i = 0; i < n; i++, po += st[0], pa += st[1]) {           \
-        const T x = *(const T *)pa;                                         \
-        *(TO *)po = (TO)EXPR(T, kind, x);                                   \
-      }                                                                     \
-    }                                                                       \
-  }
 
 #define UNARY_ALL(E, name, T, kind)                                         \
   UNARY_LOOP(neg, U_NEG, E, T, kind, T)                                  \

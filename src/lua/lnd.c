@@ -318,6 +318,7 @@ int ndL_integral(lua_State *L, int idx, int64_t *v) {
 #endif
   double d = lua_tonumber(L, idx);
   if (d != floor(d) || !(d >= -0x1p63 && d < 0x1p63)) return 0;
+  if (d == 0 && signbit(d)) return 0; /* -0.0 keeps its sign as a float */
   *v = (int64_t)d;
   return 1;
 }
@@ -469,6 +470,7 @@ int luaopen_nd(lua_State *L) {
   ndL_open_matmul(L);
   ndL_open_io(L);
   ndL_open_wrap(L);
+  ndL_open_math(L);
   ndL_open_sort(L);
   ndL_open_index(L);
   ndL_open_linalg(L);

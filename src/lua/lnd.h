@@ -124,6 +124,20 @@ void ndL_open_io(lua_State *L);
 void ndL_open_wrap(lua_State *L);
 /* Drops nd.wrap owners whose storage is gone (lwrap.c). */
 void ndL_sweep_owners(lua_State *L);
+void ndL_open_math(lua_State *L);
+/* Elementwise bindings (lops.c): a Lua value as an operand (tensor, number
+ * or boolean), and the f(a, b [, out]) / a:f_(b) and f(a [, out]) / a:f_()
+ * forms over any core function with nd_binary's / nd_unary's signature. */
+void ndL_operand(lua_State *L, int idx, nd_operand *o, const char *fn,
+                 int inplace);
+typedef nd_status (*ndL_binary_fn)(nd_err *, nd_tensor *, int, int,
+                                   const nd_operand *, const nd_operand *);
+typedef nd_status (*ndL_unary_fn)(nd_err *, nd_tensor *, int, int,
+                                  const nd_tensor *);
+int ndL_binary(lua_State *L, ndL_binary_fn call, int op, const char *fn,
+               int inplace);
+int ndL_unary(lua_State *L, ndL_unary_fn call, int op, const char *fn,
+              int inplace);
 void ndL_open_sort(lua_State *L);
 void ndL_open_index(lua_State *L);
 /* t[k] / t[k] = v with a tensor key (lindex.c); assign: 0 read, 1 write. */

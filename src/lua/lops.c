@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static void operand(lua_State *L, int idx, nd_operand *o, const char *fn,
-                    int inplace) {
+void ndL_operand(lua_State *L, int idx, nd_operand *o, const char *fn,
+                 int inplace) {
   o->t = NULL;
   o->f = 0;
   o->i = 0;
@@ -21,7 +21,7 @@ static void operand(lua_State *L, int idx, nd_operand *o, const char *fn,
     }
 #endif
     double v = lua_tonumber(L, idx);
-    if (v == floor(v) && v >= -0x1p63 && v < 0x1p63) {
+    if (v == floor(v) && v >= -0x1p63 && v < 0x1p63 && !(v == 0 && signbit(v))) {
       o->dtype = ND_INT64;
       o->i = (int64_t)v;
     } else {
@@ -51,16 +51,16 @@ static nd_tensor *target(lua_State *L, const char *fn) {
   return t;
 }
 
-/* f(a, b [, out]) and a:f_(b). */
-static int binary(lua_State *L, int op, int inplace) {
-  const char *fn = nd_op_name(op); /* messages add "_" for in-place forms */
+/* f(a, b [, out]) and a:f_(b) through call (nd_binary's signature). */
+int ndL_binary(lua_State *L, ndL_binary_fn call, int op, const char *fn,
+               int inplace) {
   nd_operand a, b;
   nd_err e = ndL_err();
   if (inplace) target(L, fn);
-  operand(L, 1, &a, fn, inplace);
-  operand(L, 2, &b, fn, inplace);
+  ndL_operand(L, 1, &a, fn, inplace);
+  ndL_operand(L, 2, &b, fn, inplace);
   if (inplace) {
-    NDL_CALL(L, e, nd_binary(&e, (nd_tensor *)a.t, ND_INPLACE, op, &a, &b));
+    NDL_CALL(L, e, call(&e, (nd_tensor *)a.t, ND_INPLACE, op, &a, &b));
     lua_settop(L, 1);
     return 1;
   }
@@ -69,41 +69,45 @@ static int binary(lua_State *L, int op, int inplace) {
                      luaL_typename(L, 1), luaL_typename(L, 2));
   if (!lua_isnoneornil(L, 3)) {
     nd_tensor *o = ndL_check(L, 3, fn);
-    NDL_CALL(L, e, nd_binary(&e, o, ND_OUT, op, &a, &b));
+    NDL_CALL(L, e, call(&e, o, ND_OUT, op, &a, &b));
     lua_settop(L, 3);
     return 1;
   }
   nd_tensor *r = ndL_new(L);
-  NDL_CALL(L, e, nd_binary(&e, r, ND_NEW, op, &a, &b));
+  NDL_CALL(L, e, call(&e, r, ND_NEW, op, &a, &b));
   ndL_charge(L, r);
   return 1;
 }
 
-/* f(a [, out]) and a:f_(). */
-static int unary(lua_State *L, int op, int inplace) {
-  const char *fn = nd_op_name(op);
+/* f(a [, out]) and a:f_() through call (nd_unary's signature). */
+int ndL_unary(lua_State *L, ndL_unary_fn call, int op, const char *fn,
+              int inplace) {
   nd_tensor *a = ndL_check(L, 1, fn);
   nd_err e = ndL_err();
   if (inplace) {
-    NDL_CALL(L, e, nd_unary(&e, a, ND_INPLACE, op, a));
+    NDL_CALL(L, e, call(&e, a, ND_INPLACE, op, a));
     lua_settop(L, 1);
     return 1;
   }
   if (!lua_isnoneornil(L, 2)) {
     nd_tensor *o = ndL_check(L, 2, fn);
-    NDL_CALL(L, e, nd_unary(&e, o, ND_OUT, op, a));
+    NDL_CALL(L, e, call(&e, o, ND_OUT, op, a));
     lua_settop(L, 2);
     return 1;
   }
   nd_tensor *r = ndL_new(L);
-  NDL_CALL(L, e, nd_unary(&e, r, ND_NEW, op, a));
+  NDL_CALL(L, e, call(&e, r, ND_NEW, op, a));
   ndL_charge(L, r);
   return 1;
 }
 
 #define BINARY(name, OP)                                                    \
-  static int op_##name(lua_State *L) { return binary(L, OP, 0); }            \
-  static int op_##name##_(lua_State *L) { return binary(L, OP, 1); }
+  static int op_##name(lua_State *L) {                                      \
+    return ndL_binary(L, nd_binary, OP, #name, 0);                          \
+  }                                                                         \
+  static int op_##name##_(lua_State *L) {                                   \
+    return ndL_binary(L, nd_binary, OP, #name, 1);                          \
+  }
 BINARY(add, ND_ADD)
 BINARY(sub, ND_SUB)
 BINARY(mul, ND_MUL)
@@ -119,8 +123,12 @@ BINARY(gt, ND_GT)
 BINARY(ge, ND_GE)
 
 #define UNARY(name, OP)                                                     \
-  static int op_##name(lua_State *L) { return unary(L, OP, 0); }             \
-  static int op_##name##_(lua_State *L) { return unary(L, OP, 1); }
+  static int op_##name(lua_State *L) {                                      \
+    return ndL_unary(L, nd_unary, OP, #name, 0);                            \
+  }                                                                         \
+  static int op_##name##_(lua_State *L) {                                   \
+    return ndL_unary(L, nd_unary, OP, #name, 1);                            \
+  }
 UNARY(neg, ND_NEG)
 UNARY(abs, ND_ABS)
 UNARY(exp, ND_EXP)
@@ -134,16 +142,20 @@ UNARY(relu, ND_RELU)
 UNARY(floor, ND_FLOOR)
 UNARY(ceil, ND_CEIL)
 UNARY(round, ND_ROUND)
-static int op_isnan(lua_State *L) { return unary(L, ND_ISNAN, 0); }
-static int op_isfinite(lua_State *L) { return unary(L, ND_ISFINITE, 0); }
+static int op_isnan(lua_State *L) {
+  return ndL_unary(L, nd_unary, ND_ISNAN, "isnan", 0);
+}
+static int op_isfinite(lua_State *L) {
+  return ndL_unary(L, nd_unary, ND_ISFINITE, "isfinite", 0);
+}
 
 /* clamp(x, lo, hi [, out]); either bound may be nil. */
 static int clamp(lua_State *L, int inplace) {
   const char *fn = inplace ? "clamp_" : "clamp";
   nd_tensor *a = ndL_check(L, 1, fn);
   nd_operand lo, hi;
-  if (!lua_isnoneornil(L, 2)) operand(L, 2, &lo, fn, 0);
-  if (!lua_isnoneornil(L, 3)) operand(L, 3, &hi, fn, 0);
+  if (!lua_isnoneornil(L, 2)) ndL_operand(L, 2, &lo, fn, 0);
+  if (!lua_isnoneornil(L, 3)) ndL_operand(L, 3, &hi, fn, 0);
   const nd_operand *plo = lua_isnoneornil(L, 2) ? NULL : &lo;
   const nd_operand *phi = lua_isnoneornil(L, 3) ? NULL : &hi;
   nd_err e = ndL_err();
@@ -169,8 +181,8 @@ static int op_clamp_(lua_State *L) { return clamp(L, 1); }
 static int op_where(lua_State *L) {
   nd_tensor *c = ndL_check(L, 1, "where");
   nd_operand a, b;
-  operand(L, 2, &a, "where", 0);
-  operand(L, 3, &b, "where", 0);
+  ndL_operand(L, 2, &a, "where", 0);
+  ndL_operand(L, 3, &b, "where", 0);
   nd_err e = ndL_err();
   if (!lua_isnoneornil(L, 4)) {
     nd_tensor *o = ndL_check(L, 4, "where");
