@@ -252,7 +252,7 @@ fuzz-corpus: all
 build-fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) include/nd.h $(wildcard src/core/*.h) | fuzz-deps
 	@mkdir -p build-fuzz/corpus
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -std=c11 -D_DEFAULT_SOURCE -pthread -Iinclude -Isrc/core $(PKG_CFLAGS) \
+	  -std=c11 -D_DEFAULT_SOURCE -pthread -Iinclude -Isrc/core $(BLAS_CFLAGS) \
 	  tests/fuzz_core.c $(CORE_SRC) $(LDLIBS) -o $@
 fuzz-deps:
 	@$(MAKE) --no-print-directory install-pkgs PKGS="clang libclang-rt-14-dev"
@@ -275,7 +275,7 @@ check-alloc: deps all $(BUILD)/alloc_fail
 VG_SKIP = */cc,*/gcc*,*/cc1,*/as,*/ld,*/collect2,*/sh,*/bash,*/dash,*/x86_64-linux-gnu-*,*/pkg-config
 check-valgrind: deps all
 	@$(MAKE) --no-print-directory install-pkgs PKGS="valgrind"
-	@ND_BUILD=$(BUILD) LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;" valgrind -q --trace-children=yes \
+	@ND_NO_CACHE=1 ND_BUILD=$(BUILD) LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;" valgrind -q --trace-children=yes \
 	  --trace-children-skip='$(VG_SKIP)' --error-exitcode=99 --leak-check=full \
 	  --errors-for-leak-kinds=definite --show-leak-kinds=definite \
 	  $(LUA) $$(command -v busted) --ignore-lua

@@ -9,7 +9,9 @@
  * which selection relies on. 64-bit keys travel as (key, position) pairs.
  * Each lane (the elements along `dim` for one position of the other dims)
  * is sorted or selected on its own; lanes are split over threads. */
+#ifndef __clang__ /* clang vectorises these loops at -O2 already */
 #pragma GCC optimize("O3")
+#endif
 #include "core.h"
 #include <math.h>
 #include <stdio.h>
