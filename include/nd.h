@@ -136,7 +136,8 @@ nd_status nd_contiguous_strides(nd_err *e, int ndim, const int64_t *size,
 /* Lowest and highest element offset reachable (offset included); for an
  * empty tensor lo = 0, hi = -1. */
 void nd_span(const nd_tensor *t, int64_t *lo, int64_t *hi);
-/* Nonzero when two distinct index tuples may reach one element. */
+/* Nonzero when two distinct index tuples provably reach one element (the
+ * rule is in src/core/overlap.c and the README's Guarantees). */
 int nd_has_internal_overlap(const nd_tensor *t);
 /* ND_OK, or an error from fn when t's elements overlap (no writes then). */
 nd_status nd_check_writable(nd_err *e, const char *fn, const nd_tensor *t);

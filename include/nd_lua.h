@@ -1,6 +1,7 @@
 /*
- * nd_lua.h — Lua glue for hosts that embed nd (link nd.so or the objects
- * of src/core and src/lua, and a Lua 5.1-5.4 or LuaJIT).
+ * nd_lua.h — Lua glue for hosts that embed nd: link the glue for your Lua,
+ *     cc host.c $(pkg-config --cflags --libs nd-luajit)     (or nd-lua5.4, ...)
+ * (libnd_<lua> on top of libnd), or the objects of src/core and src/lua.
  *
  *     luaL_requiref(L, "nd", luaopen_nd, 0);   // or package.preload
  *     nd_tensor t = ND_UNSET;
@@ -16,11 +17,13 @@
 #define ND_LUA_H
 
 #include "nd.h"
-#include <lua.h>
 
+/* lua.h inside extern "C": LuaJIT's and PUC Lua's headers declare C
+ * functions without it, so a C++ host would otherwise look for C++ names. */
 #ifdef __cplusplus
 extern "C" {
 #endif
+#include <lua.h>
 
 /* Opens the module: returns 1 with the nd table on the stack. */
 int luaopen_nd(lua_State *L);

@@ -51,6 +51,15 @@ mt.__newindex = newindex
 mt.__len = C.__len
 mt.__tostring = import("print")(nd)
 mt.__name = "nd.Tensor"
+-- Lua's < and <= must give a boolean, never a tensor: say what to use.
+local function compare(op, name)
+  return function()
+    error(("%s: tensors cannot be compared with %s (Lua needs a boolean); "
+      .. "use a:%s(b) for an elementwise bool tensor, or nd.equal(a, b)")
+      :format(op, op, name), 2)
+  end
+end
+mt.__lt, mt.__le = compare("<", "lt"), compare("<=", "le")
 
 nd.methods = methods
 
@@ -58,12 +67,17 @@ nd.methods = methods
 -- of this table that adds functions and methods. ffi.lua goes first: it
 -- sets ext.ffi (nil outside LuaJIT) for the fast paths of the others.
 local ext = { nd = nd, methods = methods, metatable = mt, C = C }
-local skip = { nd = true, print = true, ffi = true }
+local skip = { nd = true, print = true, ffi = true, testing = true }
 import("ffi")(ext)
 local names = C.modules()
 table.sort(names)
 for _, name in ipairs(names) do
   if not skip[name] then import(name)(ext) end
+end
+
+-- require "nd.testing" (luassert assertions): on demand, never at load.
+if package and package.preload then
+  package.preload["nd.testing"] = function() return import("testing")(ext) end
 end
 
 return nd

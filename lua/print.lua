@@ -11,7 +11,9 @@ local function shown(n, summarise)
   if summarise and n > 2 * EDGE then
     for i = 1, EDGE do r[#r + 1] = i end
     r[#r + 1] = ELIDED
-    for i = n - EDGE + 1, n do r[#r + 1] = i end
+    -- Counted from the end: n - k is inexact past 2^53 (a loop to n
+    -- would never end), a negative position never is.
+    for i = -EDGE, -1 do r[#r + 1] = i end
   else
     for i = 1, n do r[i] = i end
   end

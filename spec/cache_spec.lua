@@ -32,4 +32,28 @@ describe("the storage block cache", function()
     for _ = 1, 2000 do local _ = s + s end
     assert.is_true(collectgarbage("count") - before < 4096)
   end)
+
+  -- Buffers of 4 MiB and more are kept too (a few): the same guarantees.
+  it("reuses a large buffer, never one a view still reaches, and zeros it", function()
+    local n = 1000000 -- 8 MB of float64
+    local base = nd.full({ n }, 7)
+    local view = base:narrow(1, n - 9, 10)
+    local held = base:data_ptr()
+    base:release()
+    for _ = 1, 6 do
+      local t = nd.full({ n }, -1)
+      assert.is_true(t:data_ptr() ~= held)
+      t:release()
+    end
+    assert.same({ 7, 7, 7, 7, 7, 7, 7, 7, 7, 7 }, view:totable())
+    local t = nd.full({ n }, 3)
+    local p = t:data_ptr()
+    t:release()
+    local z = nd.zeros(n - 1000) -- within the reuse slack
+    if not os.getenv("ND_NO_CACHE") and not (os.getenv("LD_PRELOAD") or ""):find("asan") then
+      assert.equals(p, z:data_ptr())
+    end
+    assert.equals(0, z:abs():sum())
+  end)
 end)
+

@@ -7,7 +7,8 @@
  *
  * Build against an installed nd (see Makefile here):
  *     cc host.c $(pkg-config --cflags --libs nd-luajit) -o host
- * Run: ./host path/to/edit.lua — prints "N passed, N failed". */
+ * Run: ./host path/to/edit.lua [more.lua] — prints "N passed, N failed";
+ * a second script, if given, runs in the same state and must not raise. */
 #include <lauxlib.h>
 #include <lualib.h>
 #include <math.h>
@@ -103,6 +104,12 @@ int main(int argc, char **argv) {
   const float *m = nd_data(&mean);
   CHECK(fabsf(m[0] - 0.15f) < 1e-6f && fabsf(m[1] - 0.3f) < 1e-6f);
   CHECK(fabsf(m[2] - 0.45f) < 1e-6f && fabsf(m[3] - 1.0f) < 1e-6f);
+
+  if (argc > 2) {
+    int ok2 = luaL_dofile(L, argv[2]) == 0;
+    if (!ok2) fprintf(stderr, "%s\n", lua_tostring(L, -1));
+    CHECK(ok2);
+  }
 
   /* Lua still holds the wrapped buffers until the state goes. */
   CHECK(released_image == 0 && released_verts == 0);

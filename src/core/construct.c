@@ -3,18 +3,6 @@
 #include <math.h>
 #include <stdio.h>
 
-/* e's message from a shared allocation path ("empty: ...") under fn's
- * name, so C callers read which constructor failed. */
-static nd_status as(nd_err *e, const char *fn) {
-  const char *colon = strchr(e->msg, ':');
-  if (colon && strncmp(e->msg, fn, strlen(fn)) != 0) {
-    char rest[sizeof e->msg];
-    snprintf(rest, sizeof rest, "%s", colon);
-    snprintf(e->msg, sizeof e->msg, "%s%s", fn, rest);
-  }
-  return e->code;
-}
-
 static int is_int64(double v) {
   return v == floor(v) && v >= -0x1p63 && v < 0x1p63;
 }
@@ -32,7 +20,7 @@ nd_status nd_arange(nd_err *e, nd_tensor *out, int dtype, double start,
   if (nf > 0x1p62)
     return nd_fail(e, ND_EOVERFLOW, "arange: %g elements are too many", nf);
   int64_t n = (int64_t)nf;
-  if (nd_alloc_tensor(e, out, dtype, 1, &n, false)) return as(e, "arange");
+  if (nd_alloc_tensor(e, out, dtype, 1, &n, false)) return nd_err_as(e, "arange");
   /* Integral start and step into an integer dtype: exact int64 arithmetic
    * (beyond 2^53 too); otherwise doubles, converted as PyTorch does
    * (arange(0, 2.5, 0.5, int64) is {0, 0, 1, 1, 2}). */
@@ -42,7 +30,7 @@ nd_status nd_arange(nd_err *e, nd_tensor *out, int dtype, double start,
   if (nd_alloc_tensor(e, &buf, integral ? ND_INT64 : ND_FLOAT64, 1, &n,
                       false)) {
     nd_release(out);
-    return as(e, "arange");
+    return nd_err_as(e, "arange");
   }
   if (integral) { /* unsigned: wraps instead of UB; values lie before stop */
     int64_t *p = nd_data(&buf);
@@ -69,7 +57,7 @@ nd_status nd_linspace(nd_err *e, nd_tensor *out, int dtype, double a,
                    "finite", a, b);
   nd_tensor buf;
   if (nd_alloc_tensor(e, &buf, ND_FLOAT64, 1, &n, false))
-    return as(e, "linspace");
+    return nd_err_as(e, "linspace");
   double *p = nd_data(&buf), step = n > 1 ? (b - a) / (double)(n - 1) : 0;
   /* Symmetric from both ends, as PyTorch does, so the last value is b
    * (and a single value is a). */
@@ -78,7 +66,7 @@ nd_status nd_linspace(nd_err *e, nd_tensor *out, int dtype, double a,
                                : b - step * (double)(n - 1 - i);
   nd_status st = nd_to_dtype(e, out, &buf, dtype);
   nd_release(&buf);
-  return st ? as(e, "linspace") : ND_OK;
+  return st ? nd_err_as(e, "linspace") : ND_OK;
 }
 
 nd_status nd_eye(nd_err *e, nd_tensor *out, int dtype, int64_t n, int64_t m) {
@@ -87,7 +75,7 @@ nd_status nd_eye(nd_err *e, nd_tensor *out, int dtype, int64_t n, int64_t m) {
     return nd_fail(e, ND_EINVAL, "eye: negative size %lld x %lld",
                    (long long)n, (long long)m);
   memset(out, 0, sizeof *out);
-  if (nd_zeros(e, out, dtype, 2, size)) return as(e, "eye");
+  if (nd_zeros(e, out, dtype, 2, size)) return nd_err_as(e, "eye");
   nd_tensor d;
   nd_diagonal(e, &d, out, 0, 0, 1);
   nd_fill(e, &d, 1);

@@ -3,7 +3,9 @@
  * integers, so no precision is lost), giving O(dtypes) loops instead of
  * O(dtypes^2). Floats to integers truncate and saturate, NaN gives 0;
  * integers to narrower integers wrap; anything nonzero is true. */
+#ifndef __clang__ /* clang vectorises these loops at -O2 already */
 #pragma GCC optimize("O3")
+#endif
 #include "core.h"
 
 enum { CHUNK = 256 };

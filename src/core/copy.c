@@ -122,7 +122,7 @@ nd_status nd_copy(nd_err *e, const nd_tensor *dst, const nd_tensor *src) {
              !memcmp(s.stride, dst->stride, sizeof(int64_t) * (size_t)s.ndim);
   if (!same && may_share_elements(dst, &s)) {
     nd_release(&s);
-    if (nd_clone(e, &tmp, src)) return e->code;
+    if (nd_clone(e, &tmp, src)) return nd_err_as(e, "copy_");
     nd_expand(&scratch, &s, &tmp, dst->ndim, dst->size); /* cannot fail */
     nd_release(&tmp);
   }
@@ -131,15 +131,21 @@ nd_status nd_copy(nd_err *e, const nd_tensor *dst, const nd_tensor *src) {
   return ND_OK;
 }
 
+static nd_status copy_as(nd_err *e, const char *fn, nd_tensor *out,
+                         const nd_tensor *t, int dtype) {
+  if (nd_alloc_tensor(e, out, dtype, t->ndim, t->size, false))
+    return nd_err_as(e, fn);
+  copy_same_shape(out, t);
+  return ND_OK;
+}
+
 nd_status nd_clone(nd_err *e, nd_tensor *out, const nd_tensor *t) {
-  return nd_to_dtype(e, out, t, t->dtype);
+  return copy_as(e, "clone", out, t, t->dtype);
 }
 
 nd_status nd_to_dtype(nd_err *e, nd_tensor *out, const nd_tensor *t,
                       int dtype) {
-  if (nd_alloc_tensor(e, out, dtype, t->ndim, t->size, false)) return e->code;
-  copy_same_shape(out, t);
-  return ND_OK;
+  return copy_as(e, "to", out, t, dtype);
 }
 
 nd_status nd_contiguous(nd_err *e, nd_tensor *out, const nd_tensor *t) {
@@ -147,7 +153,7 @@ nd_status nd_contiguous(nd_err *e, nd_tensor *out, const nd_tensor *t) {
     nd_share(out, t);
     return ND_OK;
   }
-  return nd_clone(e, out, t);
+  return copy_as(e, "contiguous", out, t, t->dtype);
 }
 
 /* ---- fill: one element written, then a doubling broadcast copy ---- */

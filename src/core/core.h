@@ -28,6 +28,9 @@
 /* Fill e and return its code; every failure goes through here. */
 nd_status nd_fail(nd_err *e, nd_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* e's shared-path message ("empty: ..." or out of memory) renamed to fn;
+ * returns e->code. */
+nd_status nd_err_as(nd_err *e, const char *fn);
 /* e's message with its leading "name:" replaced by fn (for a function
  * that failed inside another entry point); returns e->code. */
 nd_status nd_err_rename(nd_err *e, const char *fn);
@@ -50,6 +53,11 @@ nd_storage *nd_storage_header(void);
 /* Unset out, ndim/size set, row-major strides, fresh storage. */
 nd_status nd_alloc_tensor(nd_err *e, nd_tensor *out, int dtype, int ndim,
                           const int64_t *size, bool zero);
+/* A fresh tensor laid out as PyTorch lays out an elementwise result over
+ * the n operands (already broadcast to size; result_layout.c). */
+nd_status nd_alloc_layout(nd_err *e, nd_tensor *out, int dtype, int ndim,
+                          const int64_t *size, int n,
+                          const nd_tensor *const *ops);
 /* Checks shared by the constructors. */
 nd_status nd_check_dtype(nd_err *e, const char *fn, int dtype);
 nd_status nd_check_ndim(nd_err *e, const char *fn, int ndim);

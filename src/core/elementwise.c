@@ -300,14 +300,13 @@ nd_status nd_ew_run(nd_err *e, const char *fn, nd_tensor *out, int mode,
   }
   if (nd_broadcast_shape(e, fn, nin, ts, &nd, size)) return e->code;
   if (mode == ND_NEW) {
-    const nd_tensor *like = NULL;
-    for (int k = 0; k < nin && !like; k++)
-      if (in[k].t && ts[k]->ndim == nd && nd > 0 &&
-          !memcmp(ts[k]->size, size, sizeof(int64_t) * (size_t)nd))
-        like = ts[k];
-    if (like ? nd_empty_like(e, out, like, rdt)
-             : nd_alloc_tensor(e, out, rdt, nd, size, false))
-      return e->code;
+    const nd_tensor *exs[ND_ITER_MAXOPS - 1];
+    for (int k = 0; k < nin; k++) {
+      expand_to(&ex[k], ts[k], nd, size);
+      exs[k] = &ex[k];
+    }
+    if (nd_alloc_layout(e, out, rdt, nd, size, nin, exs))
+      return nd_err_as(e, fn);
   } else {
     if (!out || !out->storage)
       return nd_fail(e, ND_EINVAL, "%s: out must be a tensor", fn);
@@ -340,11 +339,11 @@ nd_status nd_ew_run(nd_err *e, const char *fn, nd_tensor *out, int mode,
                  !same_elements(out, &ex[k]);
     if (overlap) { /* compute aside, then copy in */
       nd_tensor tmp = ND_UNSET;
-      if (nd_empty_like(e, &tmp, out, out->dtype)) return e->code;
+      if (nd_empty_like(e, &tmp, out, out->dtype)) return nd_err_as(e, fn);
       execute(&tmp, ex, nin, kin, kout, kernel, kctx, grain);
       nd_status s = nd_copy(e, out, &tmp);
       nd_release(&tmp);
-      return s;
+      return s ? nd_err_as(e, fn) : ND_OK;
     }
   }
   execute(out, ex, nin, kin, kout, kernel, kctx, grain);
@@ -371,7 +370,7 @@ nd_status nd_binary(nd_err *e, nd_tensor *out, int mode, int op,
   if (nd_ew_check_mode(e, fn, mode)) return e->code;
   nd_operand ops[2] = {*a, *b};
   int rdt = nd_result_type(e, op, 2, ops);
-  if (rdt < 0) return e->code;
+  if (rdt < 0) return nd_err_rename(e, fn); /* sub_, not sub */
   if (op == ND_POW) {
     int done;
     nd_status st = nd_pow_scalar(e, out, mode, fn, a, b, rdt, &done);
@@ -428,7 +427,7 @@ nd_status nd_unary(nd_err *e, nd_tensor *out, int mode, int op,
   if (nd_ew_check_mode(e, fn, mode)) return e->code;
   nd_operand oa = {a, 0, 0, 0};
   int rdt = nd_result_type(e, op, 1, &oa);
-  if (rdt < 0) return e->code;
+  if (rdt < 0) return nd_err_rename(e, fn);
   int ct = op == ND_ISNAN || op == ND_ISFINITE ? a->dtype : rdt;
   nd_loop_fn k = nd_unary_kernels[ct][op - ND_NEG];
   void *kctx = NULL;

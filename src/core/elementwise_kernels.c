@@ -8,7 +8,9 @@
  * No C undefined behaviour: integer arithmetic goes through unsigned types
  * (wraps), integer pow is repeated squaring in uint64_t, floats to ints are
  * never converted here (the driver's conversions saturate). */
+#ifndef __clang__ /* clang vectorises these loops at -O2 already */
 #pragma GCC optimize("O3")
+#endif
 #include "elementwise.h"
 #include <math.h>
 

@@ -7,7 +7,9 @@
  * No C undefined behaviour and no signal: integer division and remainder
  * never see a zero divisor (the driver refuses one before any element is
  * written; the kernels still guard) nor INT_MIN / -1. */
+#ifndef __clang__ /* clang vectorises these loops at -O2 already */
 #pragma GCC optimize("O3")
+#endif
 #include "elementwise_loops.h"
 #include <float.h>
 

@@ -22,6 +22,15 @@ const char *nd_fmt_sizes(char *buf, size_t n, int ndim, const int64_t *v) {
   return buf;
 }
 
+/* A failure from a shared path (allocation: "empty: not enough memory",
+ * or any out-of-memory) under the name of the function the caller
+ * called; other messages already name it and are kept. */
+nd_status nd_err_as(nd_err *e, const char *fn) {
+  if (!strncmp(e->msg, "empty:", 6) || e->code == ND_ENOMEM)
+    nd_err_rename(e, fn);
+  return e->code;
+}
+
 nd_status nd_err_rename(nd_err *e, const char *fn) {
   char m[sizeof e->msg + 64];
   const char *c = strchr(e->msg, ':');

@@ -5,6 +5,8 @@
 
 int64_t nd_numel(const nd_tensor *t) {
   int64_t n = 1;
+  for (int i = 0; i < t->ndim; i++) /* empty first: {2^40, 2^40, 0} */
+    if (t->size[i] == 0) return 0;
   for (int i = 0; i < t->ndim; i++) n *= t->size[i]; /* checked at creation */
   return n;
 }
@@ -20,8 +22,12 @@ nd_status nd_check_dim(nd_err *e, const char *fn, int dim, int ndim) {
   if (ndim == 0)
     return nd_fail(e, ND_EINVAL, "%s: dim %d out of range for a 0-d tensor",
                    fn, dim + e->base);
-  return nd_fail(e, ND_EINVAL, "%s: dim %d out of range [%d, %d]", fn,
-                 dim + e->base, e->base, ndim - 1 + e->base);
+  if (e->base == 1) /* the binding's 1-based dims: negatives count from the end */
+    return nd_fail(e, ND_EINVAL,
+                   "%s: dim %d out of range (valid: 1..%d or -%d..-1)", fn,
+                   dim >= 0 ? dim + 1 : dim, ndim, ndim);
+  return nd_fail(e, ND_EINVAL, "%s: dim %d out of range (valid: 0..%d)", fn,
+                 dim, ndim - 1);
 }
 
 nd_status nd_contiguous_strides(nd_err *e, int ndim, const int64_t *size,
@@ -33,23 +39,32 @@ nd_status nd_contiguous_strides(nd_err *e, int ndim, const int64_t *size,
     if (size[i] < 0)
       return nd_fail(e, ND_EINVAL, "shape: negative size %lld in %s",
                      (long long)size[i], nd_fmt_sizes(b, sizeof b, ndim, size));
+  int empty = 0;
+  for (int i = 0; i < ndim; i++)
+    if (size[i] == 0) empty = 1;
   for (int i = ndim - 1; i >= 0; i--) {
     stride[i] = n;
-    /* Strides keep growing past a size-0 dim, as PyTorch's do. */
-    if (nd_mul_ovf(n, size[i] ? size[i] : 1, &n))
-      return nd_fail(e, ND_EOVERFLOW, "shape: %s has too many elements",
-                     nd_fmt_sizes(b, sizeof b, ndim, size));
+    /* Strides keep growing past a size-0 dim, as PyTorch's do; when that
+     * overflows (zeros({2^62, 0})) an empty tensor's strides are free:
+     * all 1, so that no later stride arithmetic can overflow either. */
+    if (nd_mul_ovf(n, size[i] ? size[i] : 1, &n)) {
+      if (!empty)
+        return nd_fail(e, ND_EOVERFLOW, "shape: %s has too many elements",
+                       nd_fmt_sizes(b, sizeof b, ndim, size));
+      for (int j = 0; j < ndim; j++) stride[j] = 1;
+      break;
+    }
   }
-  for (int i = 0; i < ndim; i++)
-    if (size[i] == 0) n = 0;
+  if (empty) n = 0;
   if (numel) *numel = n;
   return ND_OK;
 }
 
 int nd_is_contiguous(const nd_tensor *t) {
   int64_t expect = 1;
-  for (int i = t->ndim - 1; i >= 0; i--) {
+  for (int i = 0; i < t->ndim; i++) /* empty: contiguous whatever the strides */
     if (t->size[i] == 0) return 1;
+  for (int i = t->ndim - 1; i >= 0; i--) {
     if (t->size[i] == 1) continue;
     if (t->stride[i] != expect) return 0;
     expect *= t->size[i];
@@ -92,41 +107,4 @@ int nd_may_overlap(const nd_tensor *a, const nd_tensor *b) {
   const char *a0 = pa + alo * ea, *a1 = pa + (ahi + 1) * ea;
   const char *b0 = pb + blo * eb, *b1 = pb + (bhi + 1) * eb;
   return a0 < b1 && b0 < a1;
-}
-
-/* Sort dims by |stride| descending; the tensor has no internal overlap when
- * each stride exceeds the extent of all smaller-strided dims. Dims of size
- * 1 never overlap; a size > 1 with stride 0 always does. This refuses
- * every overlap and a few exotic non-overlapping layouts (as PyTorch may). */
-int nd_has_internal_overlap(const nd_tensor *t) {
-  int64_t sz[ND_MAX_DIMS], st[ND_MAX_DIMS];
-  int n = 0;
-  if (nd_is_contiguous(t)) return 0;
-  for (int i = 0; i < t->ndim; i++) {
-    if (t->size[i] == 0) return 0;
-    if (t->size[i] == 1) continue;
-    if (t->stride[i] == 0) return 1;
-    sz[n] = t->size[i];
-    st[n] = t->stride[i] < 0 ? -t->stride[i] : t->stride[i];
-    n++;
-  }
-  for (int i = 1; i < n; i++) /* insertion sort, ascending stride */
-    for (int j = i; j > 0 && st[j] < st[j - 1]; j--) {
-      int64_t a = st[j]; st[j] = st[j - 1]; st[j - 1] = a;
-      a = sz[j]; sz[j] = sz[j - 1]; sz[j - 1] = a;
-    }
-  int64_t extent = 0; /* max offset reachable by the smaller dims */
-  for (int i = 0; i < n; i++) {
-    if (st[i] <= extent) return 1;
-    extent += st[i] * (sz[i] - 1);
-  }
-  return 0;
-}
-
-nd_status nd_check_writable(nd_err *e, const char *fn, const nd_tensor *t) {
-  if (!nd_has_internal_overlap(t)) return ND_OK;
-  return nd_fail(e, ND_EINVAL,
-                 "%s: unsupported operation: more than one element of the "
-                 "written-to tensor refers to a single memory location "
-                 "(e.g. an expanded view); clone() it first", fn);
 }

@@ -27,55 +27,154 @@ static void swap_bytes(char *p, int64_t n, int size) {
     }
 }
 
-/* ---- header parsing: a Python dict literal ---- */
-static const char *after_key(const char *h, const char *key) {
-  const char *p = strstr(h, key);
-  if (!p) return NULL;
-  p += strlen(key);
-  while (*p == ' ' || *p == '\'' || *p == '"' || *p == ':') p++;
-  return p;
+/* ---- header parsing: a Python dict literal ----
+ * NumPy evaluates the header as a literal and requires a dict of exactly
+ * the keys descr (a string), fortran_order (True or False) and shape (a
+ * tuple of integers); anything else is refused, as NumPy refuses it. */
+typedef struct lexer {
+  const char *p, *end;
+} lexer;
+
+static void skip_space(lexer *x) {
+  while (x->p < x->end && (*x->p == ' ' || *x->p == '\t' || *x->p == '\n' ||
+                           *x->p == '\r'))
+    x->p++;
+}
+
+static int eat(lexer *x, char c) {
+  skip_space(x);
+  if (x->p < x->end && *x->p == c) { x->p++; return 1; }
+  return 0;
+}
+
+/* A quoted string without escapes into buf (at most n - 1 bytes). */
+static int string(lexer *x, char *buf, size_t n) {
+  skip_space(x);
+  if (x->p >= x->end || (*x->p != '\'' && *x->p != '"')) return 0;
+  char q = *x->p++;
+  size_t k = 0;
+  while (x->p < x->end && *x->p != q) {
+    if (*x->p == '\\' || *x->p == '\n' || k + 1 >= n) return 0;
+    buf[k++] = *x->p++;
+  }
+  if (x->p >= x->end) return 0;
+  x->p++;
+  buf[k] = 0;
+  return 1;
+}
+
+static int word(lexer *x, const char *w) {
+  size_t n = strlen(w);
+  skip_space(x);
+  if ((size_t)(x->end - x->p) < n || strncmp(x->p, w, n)) return 0;
+  x->p += n;
+  return 1;
+}
+
+/* (), (n,), (n, m) or (n, m,): non-negative integers; (n) is an int in
+ * Python, not a tuple. */
+static int shape_tuple(lexer *x, int *ndim, int64_t *size) {
+  if (!eat(x, '(')) return 0;
+  *ndim = 0;
+  if (eat(x, ')')) return 1;
+  for (;;) {
+    skip_space(x);
+    int64_t v = 0;
+    const char *start = x->p;
+    while (x->p < x->end && *x->p >= '0' && *x->p <= '9') {
+      if (nd_mul_ovf(v, 10, &v) || nd_add_ovf(v, *x->p - '0', &v)) return 0;
+      x->p++;
+    }
+    if (x->p == start || *ndim == ND_MAX_DIMS) return 0;
+    if (x->p < x->end && *x->p == 'L') x->p++; /* Python 2 longs */
+    size[(*ndim)++] = v;
+    if (eat(x, ',')) {
+      if (eat(x, ')')) return 1;
+      continue;
+    }
+    return eat(x, ')') && *ndim > 1;
+  }
+}
+
+/* The descr as NumPy spells it and the dtype it names, then what nd reads. */
+static nd_status unsupported_descr(nd_err *e, const char *path, const char *p) {
+  static const struct { char kind; const char *name; } kinds[] = {
+      {'f', "float"}, {'i', "int"}, {'u', "uint"}, {'c', "complex"},
+      {'b', "bool"}, {'U', "str"}, {'S', "bytes"}, {'O', "object"},
+      {'M', "datetime64"}, {'m', "timedelta64"}, {'V', "void"}};
+  int n = 0;
+  while (n < 16 && p[n] && p[n] != '\'' && p[n] != '"') n++;
+  const char *name = "unknown";
+  for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+    if (n > 1 && kinds[i].kind == p[1]) name = kinds[i].name;
+  int bits = n > 2 && strchr("fiuc", p[1]) ? 8 * atoi(p + 2) : 0;
+  char dt[32];
+  snprintf(dt, sizeof dt, bits ? "%s%d" : "%s", name, bits);
+  return nd_fail(e, ND_EIO, "load: %s: unsupported dtype '%.*s' (%s); nd reads "
+                 "float32 ('<f4'), float64 ('<f8'), int32 ('<i4'), int64 "
+                 "('<i8'), uint8 ('|u1') and bool ('|b1'), either byte order",
+                 path, n, p, dt);
 }
 
 static nd_status parse_header(nd_err *e, const char *path, const char *h,
-                              int *dtype, int *swap, int *fortran, int *ndim,
-                              int64_t *size) {
-  const char *p = after_key(h, "descr");
-  if (!p || strlen(p) < 3)
-    return nd_fail(e, ND_EIO, "load: %s: header has no descr", path);
+                              int64_t hlen, int *dtype, int *swap,
+                              int *fortran, int *ndim, int64_t *size) {
+  lexer x = {h, h + hlen};
+  char key[32], descr[32];
+  int seen = 0; /* bits: descr, fortran_order, shape */
+  if (!eat(&x, '{'))
+    return nd_fail(e, ND_EIO, "load: %s: header is not a dictionary", path);
+  while (!eat(&x, '}')) {
+    if (!string(&x, key, sizeof key) || !eat(&x, ':'))
+      return nd_fail(e, ND_EIO, "load: %s: malformed header dictionary",
+                     path);
+    if (!strcmp(key, "descr")) {
+      if (!string(&x, descr, sizeof descr))
+        return nd_fail(e, ND_EIO, "load: %s: descr is not a string", path);
+      seen |= 1;
+    } else if (!strcmp(key, "fortran_order")) {
+      if (word(&x, "True")) *fortran = 1;
+      else if (word(&x, "False")) *fortran = 0;
+      else
+        return nd_fail(e, ND_EIO, "load: %s: fortran_order is not True or "
+                       "False", path);
+      seen |= 2;
+    } else if (!strcmp(key, "shape")) {
+      if (!shape_tuple(&x, ndim, size))
+        return nd_fail(e, ND_EIO, "load: %s: shape is not a tuple of at "
+                       "most %d non-negative integers", path, ND_MAX_DIMS);
+      seen |= 4;
+    } else {
+      return nd_fail(e, ND_EIO, "load: %s: unexpected key '%s' in header",
+                     path, key);
+    }
+    if (!eat(&x, ',')) {
+      if (eat(&x, '}')) break;
+      return nd_fail(e, ND_EIO, "load: %s: malformed header dictionary "
+                     "(missing ',' or '}')", path);
+    }
+  }
+  skip_space(&x);
+  if (x.p != x.end)
+    return nd_fail(e, ND_EIO, "load: %s: unexpected bytes after the header "
+                   "dictionary", path);
+  if (seen != 7)
+    return nd_fail(e, ND_EIO, "load: %s: header has no %s", path,
+                   !(seen & 1) ? "descr" : !(seen & 2) ? "fortran_order"
+                                                       : "shape");
+  const char *p = descr;
   char order = p[0], kind = p[1];
-  int bytes = atoi(p + 2), found = -1;
+  int bytes = 0, found = -1;
+  for (const char *q = p + 2; *q && bytes < 100; q++)
+    bytes = *q >= '0' && *q <= '9' ? bytes * 10 + (*q - '0') : 1000;
   for (size_t i = 0; i < sizeof descrs / sizeof *descrs; i++)
     if (descrs[i].kind == kind && descrs[i].size == bytes) found = (int)i;
-  if (found < 0 || !(order == '<' || order == '>' || order == '|' || order == '='))
-    return nd_fail(e, ND_EIO, "load: %s: unsupported dtype descr '%.8s'", path,
-                   p);
+  if (strlen(p) < 3 || found < 0 ||
+      !(order == '<' || order == '>' || order == '|' || order == '='))
+    return unsupported_descr(e, path, p);
   *dtype = descrs[found].dtype;
   *swap = bytes > 1 && order != '|' && order != '=' &&
           (order == '<') != little_endian();
-  p = after_key(h, "fortran_order");
-  if (!p || (strncmp(p, "True", 4) && strncmp(p, "False", 5)))
-    return nd_fail(e, ND_EIO, "load: %s: header has no fortran_order", path);
-  *fortran = p[0] == 'T';
-  p = after_key(h, "shape");
-  if (!p || *p != '(')
-    return nd_fail(e, ND_EIO, "load: %s: header has no shape", path);
-  p++;
-  *ndim = 0;
-  for (;;) {
-    while (*p == ' ' || *p == ',') p++;
-    if (*p == ')') break;
-    char *end;
-    errno = 0;
-    long long v = strtoll(p, &end, 10);
-    if (end == p || errno || v < 0)
-      return nd_fail(e, ND_EIO, "load: %s: bad shape in header", path);
-    if (*ndim == ND_MAX_DIMS)
-      return nd_fail(e, ND_EIO, "load: %s: more than %d dims", path,
-                     ND_MAX_DIMS);
-    size[(*ndim)++] = v;
-    p = end;
-    while (*p == 'L') p++; /* Python 2 longs */
-  }
   return ND_OK;
 }
 
@@ -116,16 +215,19 @@ nd_status nd_load_npy(nd_err *e, nd_tensor *out, const char *path) {
   if (!header) { st = nd_fail(e, ND_ENOMEM, "load: not enough memory"); goto done; }
   if (fread(header, 1, (size_t)hlen, f) != (size_t)hlen) goto truncated;
   header[hlen] = 0;
-  if ((st = parse_header(e, path, header, &dtype, &swap, &fortran, &ndim,
-                         size)))
+  if ((st = parse_header(e, path, header, hlen, &dtype, &swap, &fortran,
+                         &ndim, size)))
     goto done;
   /* Fortran order: allocate the reversed shape row-major, then view it
    * with the dims reversed (a column-major tensor, no copy). */
   for (int i = 0; i < ndim; i++) rsize[i] = size[fortran ? ndim - 1 - i : i];
-  if ((st = nd_contiguous_strides(e, ndim, rsize, stride, &numel))) goto done;
   es = nd_dtype_size(dtype);
-  if (nd_mul_ovf(numel, es, &nbytes)) {
-    st = nd_fail(e, ND_EOVERFLOW, "load: %s: shape too large", path);
+  if (nd_contiguous_strides(e, ndim, rsize, stride, &numel) ||
+      nd_mul_ovf(numel, es, &nbytes)) {
+    char b[ND_SIZES_BUF];
+    st = nd_fail(e, ND_EOVERFLOW, "load: %s: header shape %s has more bytes "
+                 "than an int64 can count", path,
+                 nd_fmt_sizes(b, sizeof b, ndim, size));
     goto done;
   }
   /* The data must be exactly what the header promises. */
@@ -141,7 +243,13 @@ nd_status nd_load_npy(nd_err *e, nd_tensor *out, const char *path) {
                  (long long)nbytes, (long long)(end - here));
     goto done;
   }
-  if ((st = nd_empty(e, out, dtype, ndim, rsize))) goto done;
+  if ((st = nd_empty(e, out, dtype, ndim, rsize))) {
+    char msg[sizeof e->msg]; /* "empty: not enough memory ..." */
+    const char *colon = strchr(e->msg, ':');
+    snprintf(msg, sizeof msg, "%s", colon ? colon + 2 : e->msg);
+    nd_fail(e, st, "load: %s: %s", path, msg);
+    goto done;
+  }
   if (nbytes && fread(nd_data(out), 1, (size_t)nbytes, f) != (size_t)nbytes) {
     nd_release(out);
     goto truncated;
@@ -181,7 +289,7 @@ nd_status nd_save_npy(nd_err *e, const char *path, const nd_tensor *t) {
       [ND_INT64] = "<i8", [ND_UINT8] = "|u1", [ND_BOOL] = "|b1"};
   int fortran = !nd_is_contiguous(t) && fortran_contiguous(t);
   nd_tensor c = ND_UNSET;
-  if (!fortran && nd_contiguous(e, &c, t)) return e->code;
+  if (!fortran && nd_contiguous(e, &c, t)) return nd_err_as(e, "save");
   const nd_tensor *src = fortran ? t : &c;
   char dict[ND_SIZES_BUF + 128], shape[ND_SIZES_BUF] = "";
   int k = 0;

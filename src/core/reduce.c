@@ -9,7 +9,9 @@
  * results do not depend on the thread count: along a kept dim (each part
  * owns its outputs), or along a reduced dim into partial accumulators
  * that are then combined in order. */
+#ifndef __clang__ /* clang vectorises these loops at -O2 already */
 #pragma GCC optimize("O3")
+#endif
 #include "elementwise.h"
 #include <math.h>
 #include <stdlib.h>
@@ -178,6 +180,7 @@ static nd_status reduced_mask(nd_err *e, const char *fn, const nd_tensor *t,
   for (int i = 0; i < t->ndim; i++) red[i] = dims == NULL;
   if (!dims) return ND_OK;
   for (int i = 0; i < ndims; i++) {
+    if (t->ndim == 0 && dims[i] == 0) continue; /* PyTorch's 0-d rule */
     if (nd_check_dim(e, fn, dims[i], t->ndim)) return e->code;
     if (red[dims[i]])
       return nd_fail(e, ND_EINVAL, "%s: dim %d appears more than once", fn,
@@ -204,8 +207,10 @@ nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
   int ond = 0;
   for (int i = 0; i < t->ndim; i++) {
     ks[i] = red[i] ? 1 : t->size[i];
-    if (red[i]) N *= t->size[i];
-    else M *= t->size[i];
+    /* Saturating: an empty t's dims may multiply past int64 before its 0
+     * (which then still gives 0); a true overflow of M fails to allocate. */
+    int64_t *c = red[i] ? &N : &M;
+    if (nd_mul_ovf(*c, t->size[i], c)) *c = INT64_MAX;
     if (!red[i] || keepdim) os[ond++] = ks[i];
   }
   if (N == 0 && (op == ND_R_MIN || op == ND_R_MAX))
@@ -289,7 +294,7 @@ fail:
   nd_release(&acc);
   nd_release(&part);
   nd_release(out);
-  return e->code;
+  return nd_err_as(e, fn);
 }
 
 /* ---- min/max with indices ---- */
@@ -404,6 +409,7 @@ nd_status nd_reduce_arg(nd_err *e, nd_tensor *values, nd_tensor *indices,
   const char *fn = values ? (ismax ? "max" : "min") : (ismax ? "argmax" : "argmin");
   if (op != ND_R_MIN && op != ND_R_MAX)
     return nd_fail(e, ND_EINVAL, "reduce_arg: op must be min or max");
+  if (t->ndim == 0 && dim == 0) dim = -1; /* a 0-d tensor has one dim 0 */
   if (dim >= 0 && nd_check_dim(e, fn, dim, t->ndim)) return e->code;
   int64_t n = dim >= 0 ? t->size[dim] : nd_numel(t);
   if (n == 0)
@@ -414,10 +420,11 @@ nd_status nd_reduce_arg(nd_err *e, nd_tensor *values, nd_tensor *indices,
   int ond = 0;
   for (int i = 0; i < t->ndim && dim >= 0; i++)
     if (i != dim || keepdim) os[ond++] = i == dim ? 1 : t->size[i];
-  if (nd_alloc_tensor(e, indices, ND_INT64, ond, os, false)) return e->code;
+  if (nd_alloc_tensor(e, indices, ND_INT64, ond, os, false))
+    return nd_err_as(e, fn);
   if (values && nd_alloc_tensor(e, values, t->dtype, ond, os, false)) {
     nd_release(indices);
-    return e->code;
+    return nd_err_as(e, fn);
   }
   int64_t es = nd_dtype_size(t->dtype);
   if (dim >= 0) {

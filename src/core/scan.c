@@ -4,7 +4,9 @@
  * memory is walked in order whatever the dim. Floats keep their dtype and
  * accumulate in it (as NumPy and PyTorch do); integers and bool give int64
  * and wrap. */
+#ifndef __clang__ /* clang vectorises these loops at -O2 already */
 #pragma GCC optimize("O3")
+#endif
 #include "core.h"
 
 #define OUTT(T) __typeof__(_Generic((T)0, float: (float)0, double: (double)0, default: (uint64_t)0))

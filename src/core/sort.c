@@ -9,7 +9,9 @@
  * which selection relies on. 64-bit keys travel as (key, position) pairs.
  * Each lane (the elements along `dim` for one position of the other dims)
  * is sorted or selected on its own; lanes are split over threads. */
+#ifndef __clang__ /* clang vectorises these loops at -O2 already */
 #pragma GCC optimize("O3")
+#endif
 #include "core.h"
 #include <math.h>
 #include <stdio.h>
@@ -77,11 +79,114 @@ static uint64_t nan_key(int dt) {
   return dt == ND_FLOAT32 ? UINT32_MAX : dt == ND_FLOAT64 ? UINT64_MAX : 0;
 }
 
+/* ---- AVX-512 build and emit for float32 ----
+ * Compact float32 lanes, the common case, turn into items and back 16
+ * elements at a time: the same keys, items and values as the scalar
+ * loops below, which remain the portable path. Picked at run time when
+ * the CPU has AVX-512F, unless the environment has ND_SORT_SIMD=0 (read
+ * at every call, so that the specs can exercise both paths). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define AVX512 __attribute__((target("avx512f")))
+
+static int use_simd(void) {
+  if (!__builtin_cpu_supports("avx512f")) return 0;
+  const char *env = getenv("ND_SORT_SIMD");
+  return !env || env[0] != '0';
+}
+
+AVX512 static void build_f32_avx512(uint64_t *it, const float *x, int64_t n,
+                                    uint64_t flip, int64_t first) {
+  const __m512i sign = _mm512_set1_epi32(INT32_MIN);
+  const __m512i inf = _mm512_set1_epi32(0x7f800000);
+  const __m512i fl = _mm512_set1_epi32((int32_t)(uint32_t)flip);
+  const __m512i ones = _mm512_set1_epi32(-1);
+  __m512i pos = _mm512_add_epi64(_mm512_set1_epi64(first),
+                                 _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
+  const __m512i eight = _mm512_set1_epi64(8);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512i u = _mm512_loadu_si512(x + i);
+    __m512i k = _mm512_xor_si512(u, _mm512_or_si512(_mm512_srai_epi32(u, 31), sign));
+    __m512i a = _mm512_andnot_si512(sign, u); /* |x| */
+    k = _mm512_mask_mov_epi32(k, _mm512_cmpeq_epi32_mask(a, _mm512_setzero_si512()), sign);
+    k = _mm512_mask_mov_epi32(k, _mm512_cmpgt_epu32_mask(a, inf), ones);
+    k = _mm512_xor_si512(k, fl);
+    __m512i lo = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(k));
+    __m512i hi = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(k, 1));
+    _mm512_storeu_si512(it + i, _mm512_or_si512(_mm512_slli_epi64(lo, 32), pos));
+    pos = _mm512_add_epi64(pos, eight);
+    _mm512_storeu_si512(it + i + 8, _mm512_or_si512(_mm512_slli_epi64(hi, 32), pos));
+    pos = _mm512_add_epi64(pos, eight);
+  }
+  for (; i < n; i++)
+    it[i] = (okey_f32(x[i]) ^ flip) << 32 | (uint64_t)(first + i);
+}
+
+/* Values (contiguous; NULL: not wanted) and indices (contiguous; NULL:
+ * not wanted) of n items; src/ss as in the scalar emit. */
+AVX512 static void emit_f32_avx512(const uint64_t *it, int64_t n, uint64_t flip,
+                                   const char *src, int64_t ss, float *v,
+                                   int64_t *ix, int64_t base) {
+  const __m512i sign = _mm512_set1_epi32(INT32_MIN);
+  const __m512i fl = _mm512_set1_epi32((int32_t)(uint32_t)flip);
+  const __m512i low = _mm512_set1_epi64(0xffffffff), b = _mm512_set1_epi64(base);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512i p0 = _mm512_loadu_si512(it + i), p1 = _mm512_loadu_si512(it + i + 8);
+    if (v) {
+      __m512i k = _mm512_inserti64x4(
+          _mm512_castsi256_si512(_mm512_cvtepi64_epi32(_mm512_srli_epi64(p0, 32))),
+          _mm512_cvtepi64_epi32(_mm512_srli_epi64(p1, 32)), 1);
+      k = _mm512_xor_si512(k, fl);
+      __mmask16 top = _mm512_cmpge_epu32_mask(k, sign);
+      __m512i u = _mm512_mask_mov_epi32(_mm512_xor_si512(k, _mm512_set1_epi32(-1)),
+                                        top, _mm512_andnot_si512(sign, k));
+      _mm512_storeu_si512(v + i, u);
+      __mmask16 sp = _mm512_cmpeq_epi32_mask(k, sign) |
+                     _mm512_cmpeq_epi32_mask(k, _mm512_set1_epi32(-1));
+      for (; sp; sp &= sp - 1) { /* NaN payloads, zero signs: the element */
+        int l = __builtin_ctz(sp);
+        v[i + l] = *(const float *)(src + (int64_t)(it[i + l] & 0xffffffffu) * ss);
+      }
+    }
+    if (ix) {
+      _mm512_storeu_si512(ix + i, _mm512_add_epi64(_mm512_and_si512(p0, low), b));
+      _mm512_storeu_si512(ix + i + 8, _mm512_add_epi64(_mm512_and_si512(p1, low), b));
+    }
+  }
+  for (; i < n; i++) {
+    uint64_t k = (it[i] >> 32) ^ flip;
+    int64_t at = (int64_t)(it[i] & 0xffffffffu);
+    if (v) v[i] = k == 0x80000000u || k == UINT32_MAX
+                      ? *(const float *)(src + at * ss) : oval_f32(k);
+    if (ix) ix[i] = at + base;
+  }
+}
+#define SIMD_F32 1
+#else
+#define SIMD_F32 0
+static int use_simd(void) { return 0; }
+static void build_f32_avx512(uint64_t *it, const float *x, int64_t n,
+                             uint64_t flip, int64_t first) {
+  (void)it, (void)x, (void)n, (void)flip, (void)first;
+}
+static void emit_f32_avx512(const uint64_t *it, int64_t n, uint64_t flip,
+                            const char *src, int64_t ss, float *v,
+                            int64_t *ix, int64_t base) {
+  (void)it, (void)n, (void)flip, (void)src, (void)ss, (void)v, (void)ix, (void)base;
+}
+#endif
+
 /* Items from n elements at p (byte stride s), positions from `first`;
  * flip (0 or the key mask) turns the order around. */
 #define BUILD(E, name, T, kind)                                             \
   static void cbuild_##E(uint64_t *it, const char *p, int64_t s, int64_t n, \
                          uint64_t flip, int64_t first) {                    \
+    if (ND_##E == ND_FLOAT32 && s == 4 && use_simd()) {                     \
+      build_f32_avx512(it, (const float *)(const void *)p, n, flip, first); \
+      return;                                                               \
+    }                                                                       \
     if (s == sizeof(T)) {                                                   \
       const T *x = (const T *)p;                                            \
       for (int64_t i = 0; i < n; i++)                                       \
@@ -114,6 +219,12 @@ ND_DTYPES(BUILD)
   static void P##emit_##E(const ITEM *it, int64_t n, uint64_t flip,         \
                           const char *src, int64_t ss, char *v, int64_t vs, \
                           int64_t *ix, int64_t xs, int64_t base) {          \
+    if (ND_##E == ND_FLOAT32 && sizeof(ITEM) == 8 && (!v || vs == 4) &&     \
+        (!ix || xs == 1) && use_simd()) {                                   \
+      emit_f32_avx512((const uint64_t *)(const void *)it, n, flip, src, ss, \
+                      (float *)(void *)v, ix, base);                        \
+      return;                                                               \
+    }                                                                       \
     if (v)                                                                  \
       for (int64_t i = 0; i < n; i++) {                                     \
         uint64_t k = KEY(it[i]) ^ flip;                                     \

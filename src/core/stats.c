@@ -4,7 +4,9 @@
  * logsumexp and softmax ignores infinite maxima (as PyTorch's), so a lane
  * of -inf gives -inf (logsumexp) and one holding +inf stays finite where
  * it can. */
+#ifndef __clang__ /* clang vectorises these loops at -O2 already */
 #pragma GCC optimize("O3")
+#endif
 #include "core.h"
 #include <math.h>
 

@@ -104,8 +104,68 @@ static void block_free(void *p, size_t n) {
   free(p);
 }
 
+/* Large buffers (>= HUGE_MIN, default allocator) are kept too, a few of
+ * them: a fresh multi-megabyte result otherwise faults in every page again
+ * on each call (a sort or a gather of 1 M elements spent most of its time
+ * there; malloc reuses such memory for NumPy). Sizes are rounded to 2 MiB;
+ * a cached buffer is reused for a request it exceeds by at most 25%.
+ * Same switches as the small cache, under the same lock. */
+#define BIG_PER 4
+#define BIG_BYTES ((size_t)128 << 20)
+static struct {
+  void *p[BIG_PER];
+  size_t cap[BIG_PER];
+  size_t bytes;
+} big;
+
+static size_t big_round(size_t n) {
+  return (n + HUGE_ALIGN - 1) & ~(HUGE_ALIGN - 1);
+}
+
+static void *big_alloc(size_t n) {
+  size_t want = big_round(n), best = 0;
+  int at = -1;
+  pthread_mutex_lock(&cache.mu);
+  for (int i = 0; i < BIG_PER; i++)
+    if (big.p[i] && big.cap[i] >= want && big.cap[i] - want <= want / 4 &&
+        (at < 0 || big.cap[i] < best))
+      at = i, best = big.cap[i];
+  void *p = NULL;
+  if (at >= 0) {
+    p = big.p[at];
+    big.p[at] = NULL;
+    big.bytes -= best;
+  }
+  pthread_mutex_unlock(&cache.mu);
+  return p ? p : default_alloc(want, HUGE_ALIGN, NULL);
+}
+
+/* An nd_free_fn: n is the storage's nbytes (the block holds at least its
+ * rounded size). */
+static void big_free(void *p, size_t n, void *ud) {
+  (void)ud;
+  size_t cap = big_round(n);
+  int kept = 0;
+  pthread_mutex_lock(&cache.mu);
+  if (cache.on > 0 && cap <= BIG_BYTES / 2)
+    for (int i = 0; i < BIG_PER && !kept; i++)
+      if (!big.p[i] && big.bytes + cap <= BIG_BYTES) {
+        big.p[i] = p;
+        big.cap[i] = cap;
+        big.bytes += cap;
+        kept = 1;
+      }
+  pthread_mutex_unlock(&cache.mu);
+  if (!kept) free(p);
+}
+
 static void cache_flush(void) {
   pthread_mutex_lock(&cache.mu);
+  for (int i = 0; i < BIG_PER; i++) {
+    free(big.p[i]);
+    big.p[i] = NULL;
+  }
+  big.bytes = 0;
   for (int c = 0; c < CACHE_CLASSES; c++) {
     while (cache.head[c]) {
       void *p = cache.head[c];
@@ -208,9 +268,17 @@ nd_status nd_storage_new(nd_err *e, nd_storage **out, int64_t nbytes,
   nd_storage *s = &o->s;
   size_t align = nbytes >= HUGE_MIN ? HUGE_ALIGN : ND_ALIGN;
   o->free = together ? NULL : A.free;
+#if defined(__SANITIZE_ADDRESS__)
+  bool reuse = false; /* ASan sees every buffer */
+#else
+  bool reuse = !together && A.alloc == default_alloc && cache_on();
+#endif
   if (together) {
     uintptr_t p = (uintptr_t)(o + 1);
     s->data = (void *)((p + ND_ALIGN - 1) & ~(uintptr_t)(ND_ALIGN - 1));
+  } else if (reuse) {
+    s->data = big_alloc((size_t)nbytes);
+    o->free = big_free;
   } else {
     s->data = A.alloc((size_t)nbytes, align, A.ud);
   }

@@ -17,7 +17,9 @@ nd_status nd_alloc_tensor(nd_err *e, nd_tensor *out, int dtype, int ndim,
       return nd_fail(e, ND_EINVAL, "empty: negative size %lld in %s",
                      (long long)size[i], nd_fmt_sizes(b, sizeof b, ndim, size));
   for (int i = 0; i < ndim; i++)
-    if (nd_mul_ovf(numel, size[i] ? size[i] : 1, &numel) ||
+    if (size[i] == 0) numel = 0; /* empty: no bytes, however big the rest */
+  for (int i = 0; i < ndim && numel; i++)
+    if (nd_mul_ovf(numel, size[i], &numel) ||
         nd_mul_ovf(numel, nd_dtype_size(dtype), &nbytes))
       return nd_fail(e, ND_EOVERFLOW, "empty: size %s of %s has more bytes "
                      "than an int64 can count",

@@ -81,6 +81,7 @@ nd_status nd_slice(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
 
 nd_status nd_transpose(nd_err *e, nd_tensor *out, const nd_tensor *t, int d1,
                        int d2) {
+  if (t->ndim == 0 && d1 == 0 && d2 == 0) return done(out, t); /* PyTorch */
   if (nd_check_dim(e, "transpose", d1, t->ndim) ||
       nd_check_dim(e, "transpose", d2, t->ndim))
     return e->code;
@@ -107,6 +108,7 @@ nd_status nd_permute(nd_err *e, nd_tensor *out, const nd_tensor *t,
 
 nd_status nd_movedim(nd_err *e, nd_tensor *out, const nd_tensor *t, int src,
                      int dst) {
+  if (t->ndim == 0 && src == 0 && dst == 0) return done(out, t);
   if (nd_check_dim(e, "movedim", src, t->ndim) ||
       nd_check_dim(e, "movedim", dst, t->ndim))
     return e->code;
@@ -131,6 +133,8 @@ nd_status nd_expand(nd_err *e, nd_tensor *out, const nd_tensor *t, int ndim,
   nd_tensor h = *t;
   int lead = ndim - t->ndim;
   int64_t numel = 1;
+  for (int i = 0; i < ndim; i++) /* empty: any other sizes */
+    if (size[i] == 0) numel = 0;
   h.ndim = ndim;
   for (int i = 0; i < ndim; i++) {
     int j = i - lead; /* the matching dim of t, when >= 0 */
@@ -184,11 +188,12 @@ static nd_status infer_size(nd_err *e, const char *fn, const nd_tensor *t,
     } else if (size[i] < 0) {
       return nd_fail(e, ND_EINVAL, "%s: invalid size %lld in %s", fn,
                      (long long)size[i], nd_fmt_sizes(b1, sizeof b1, ndim, size));
-    } else if (nd_mul_ovf(prod, size[i], &prod)) {
-      prod = -1; /* cannot match any real numel */
-      break;
+    } else if (prod >= 0 && nd_mul_ovf(prod, size[i], &prod)) {
+      prod = -1; /* cannot match any real numel, unless a 0 follows */
     }
   }
+  for (int i = 0; i < ndim; i++)
+    if (size[i] == 0) prod = 0;
   if (infer >= 0 && prod > 0 && numel % prod == 0) {
     res[infer] = numel / prod;
     return ND_OK;
@@ -283,7 +288,9 @@ nd_status nd_unsqueeze(nd_err *e, nd_tensor *out, const nd_tensor *t,
     h.stride[i] = t->stride[i - 1];
   }
   h.size[dim] = 1;
-  h.stride[dim] = dim < t->ndim ? t->size[dim] * t->stride[dim] : 1;
+  if (dim == t->ndim ||
+      nd_mul_ovf(t->size[dim], t->stride[dim], &h.stride[dim]))
+    h.stride[dim] = 1; /* free: size 1 */
   h.ndim++;
   return done(out, &h);
 }
@@ -302,12 +309,18 @@ nd_status nd_flatten(nd_err *e, nd_tensor *out, const nd_tensor *t, int first,
                    "flatten: first dim %d comes after last dim %d",
                    first + e->base, last + e->base);
   int64_t size[ND_MAX_DIMS];
-  int n = 0;
+  char b[ND_SIZES_BUF];
+  int n = 0, empty = 0;
+  for (int i = first; i <= last; i++) empty |= t->size[i] == 0;
   for (int i = 0; i < t->ndim; i++) {
-    if (i > first && i <= last)
-      size[n - 1] *= t->size[i];
-    else
+    if (i <= first || i > last)
       size[n++] = t->size[i];
+    else if (empty)
+      size[n - 1] = 0;
+    else if (nd_mul_ovf(size[n - 1], t->size[i], &size[n - 1]))
+      return nd_fail(e, ND_EOVERFLOW, "flatten: dims %d..%d of %s hold more "
+                     "than 2^63 elements", first + e->base, last + e->base,
+                     nd_fmt_sizes(b, sizeof b, t->ndim, t->size));
   }
   return nd_reshape(e, out, t, n, size);
 }
@@ -339,7 +352,9 @@ nd_status nd_unfold(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
     return done(out, &h);
   }
   h.size[dim] = (n - size) / step + 1;
-  h.stride[dim] = t->stride[dim] * step;
+  /* A huge step leaves one window, whose stride is free. */
+  if (nd_mul_ovf(t->stride[dim], step, &h.stride[dim]))
+    h.stride[dim] = t->stride[dim];
   h.size[t->ndim] = size;
   h.stride[t->ndim] = t->stride[dim];
   h.ndim++;
@@ -378,7 +393,9 @@ nd_status nd_flip(nd_err *e, nd_tensor *out, const nd_tensor *t, int ndims,
   nd_tensor h = *t;
   for (int i = 0; i < ndims; i++) {
     int d = dims[i];
-    if (nd_check_dim(e, "flip", d, t->ndim)) return e->code;
+    if (t->ndim == 0 && d == 0 && !seen[0]) { seen[0] = 1; continue; }
+    if (nd_check_dim(e, "flip", d, t->ndim) && !(t->ndim == 0 && d == 0))
+      return e->code;
     if (seen[d]++)
       return nd_fail(e, ND_EINVAL, "flip: dim %d repeated", d + e->base);
     if (t->size[d] > 1) {
@@ -398,6 +415,8 @@ nd_status nd_check_extent(nd_err *e, const char *fn, int64_t avail, int ndim,
   if (offset < 0)
     return nd_fail(e, ND_EINVAL, "%s: negative offset %lld", fn,
                    (long long)offset);
+  for (int i = 0; i < ndim; i++) /* empty: any other sizes */
+    if (size[i] == 0) numel = 0;
   for (int i = 0; i < ndim; i++) {
     int64_t d;
     if (size[i] < 0)
@@ -413,7 +432,9 @@ nd_status nd_check_extent(nd_err *e, const char *fn, int64_t avail, int ndim,
                      fn, nd_fmt_sizes(b1, sizeof b1, ndim, size),
                      nd_fmt_sizes(b2, sizeof b2, ndim, stride));
   }
-  if (numel > 0 ? (lo < 0 || hi >= avail) : offset > avail)
+  /* An empty view reaches no element: any offset is valid (PyTorch's
+   * rule), up to one whose byte address still fits in an int64. */
+  if (numel > 0 ? (lo < 0 || hi >= avail) : offset > INT64_MAX / 16)
     return nd_fail(e, ND_EINVAL,
                    "%s: size %s, stride %s and offset %lld reach elements "
                    "[%lld, %lld] outside the storage of %lld elements", fn,

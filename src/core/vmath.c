@@ -7,7 +7,9 @@
  * are gathered into a small buffer, computed and scattered, so every
  * layout gives the same bits. Accuracy: see the table (u10: 1.0 ulp, u35:
  * 3.5 ulp, u05: 0.5 ulp, u15: 1.5 ulp, SLEEF's documented bounds). */
+#ifndef __clang__ /* clang vectorises these loops at -O2 already */
 #pragma GCC optimize("O3")
+#endif
 #include "elementwise.h"
 #include <math.h>
 #include <pthread.h>
@@ -85,19 +87,35 @@
 typedef void (*vm_run)(const void *f, void *o, const void *a, const void *b,
                        int64_t n);
 
+#ifdef __clang__ /* clang ignores GCC target pragmas */
+#pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx512f")
+#endif
 ISA_TABLE(fns_512, f16, d8, avx512f, __m512, __m512d)
 ISA_LOOPS(float, __m512, 16, _mm512_loadu_ps, _mm512_storeu_ps, f_512)
 ISA_LOOPS(double, __m512d, 8, _mm512_loadu_pd, _mm512_storeu_pd, d_512)
+#ifdef __clang__
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
+#ifdef __clang__ /* clang ignores GCC target pragmas */
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
+#endif
 ISA_TABLE(fns_256, f8, d4, avx2, __m256, __m256d)
 ISA_LOOPS(float, __m256, 8, _mm256_loadu_ps, _mm256_storeu_ps, f_256)
 ISA_LOOPS(double, __m256d, 4, _mm256_loadu_pd, _mm256_storeu_pd, d_256)
+#ifdef __clang__
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 ISA_TABLE(fns_128, f4, d2, sse2, __m128, __m128d)
 ISA_LOOPS(float, __m128, 4, _mm_loadu_ps, _mm_storeu_ps, f_128)

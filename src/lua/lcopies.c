@@ -10,7 +10,7 @@ static int l_contiguous(lua_State *L) {
   }
   nd_tensor *r = ndL_new(L);
   nd_err e = ndL_err();
-  NDL_CALL(L, e, nd_clone(&e, r, t));
+  NDL_CALL(L, e, nd_contiguous(&e, r, t));
   ndL_charge(L, r);
   return 1;
 }

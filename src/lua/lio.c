@@ -1,8 +1,14 @@
 /* nd.save / nd.load: NumPy .npy files. */
 #include "lnd.h"
 
+static const char *path_arg(lua_State *L, const char *fn) {
+  if (lua_type(L, 1) != LUA_TSTRING)
+    ndL_error(L, "%s: path must be a string, got %s", fn, luaL_typename(L, 1));
+  return lua_tostring(L, 1);
+}
+
 static int l_save(lua_State *L) {
-  const char *path = luaL_checkstring(L, 1);
+  const char *path = path_arg(L, "save");
   nd_tensor *t = ndL_check(L, 2, "save");
   nd_err e = ndL_err();
   NDL_CALL(L, e, nd_save_npy(&e, path, t));
@@ -10,7 +16,7 @@ static int l_save(lua_State *L) {
 }
 
 static int l_load(lua_State *L) {
-  const char *path = luaL_checkstring(L, 1);
+  const char *path = path_arg(L, "load");
   nd_tensor *t = ndL_new(L);
   nd_err e = ndL_err();
   NDL_CALL(L, e, nd_load_npy(&e, t, path));

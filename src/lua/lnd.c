@@ -202,8 +202,8 @@ static int64_t position(lua_State *L, int64_t p, int64_t n, const char *fn,
                fn, what);
   int64_t q = p < 0 ? n + p : p - 1;
   if (q < 0 || q >= hi)
-    ndL_error(L, "%s: %s %lld out of range [%lld, %lld]", fn, what,
-               (long long)p, (long long)-n, (long long)n);
+    ndL_error(L, "%s: %s %lld out of range (valid: 1..%lld or -%lld..-1)", fn,
+               what, (long long)p, (long long)hi, (long long)n);
   return q;
 }
 
@@ -277,16 +277,28 @@ int ndL_dtype(lua_State *L, int idx, const char *fn, int def) {
   return d;
 }
 
+/* A 0-d tensor takes dim 1 or -1 (as PyTorch's takes 0 or -1). */
+static int dim_or_scalar(lua_State *L, int idx, int ndim, const char *fn) {
+  if (ndim == 0 && lua_type(L, idx) == LUA_TNUMBER &&
+      (lua_tonumber(L, idx) == 1 || lua_tonumber(L, idx) == -1))
+    return 0;
+  return ndL_dim(L, idx, ndim, fn);
+}
+
+int ndL_dim_of(lua_State *L, int idx, const nd_tensor *t, const char *fn) {
+  return dim_or_scalar(L, idx, t->ndim, fn);
+}
+
 int ndL_dimlist(lua_State *L, int idx, int ndim, const char *fn, int *dims) {
   if (!lua_istable(L, idx)) {
-    dims[0] = ndL_dim(L, idx, ndim, fn);
+    dims[0] = dim_or_scalar(L, idx, ndim, fn);
     return 1;
   }
   int n = (int)lua_objlen(L, idx);
   if (n > ND_MAX_DIMS) ndL_error(L, "%s: too many dims (%d)", fn, n);
   for (int i = 0; i < n; i++) {
     lua_rawgeti(L, idx, i + 1);
-    dims[i] = ndL_dim(L, lua_gettop(L), ndim, fn);
+    dims[i] = dim_or_scalar(L, lua_gettop(L), ndim, fn);
     lua_pop(L, 1);
   }
   return n;
@@ -317,8 +329,9 @@ int ndL_integral(lua_State *L, int idx, int64_t *v) {
   }
 #endif
   double d = lua_tonumber(L, idx);
-  if (d != floor(d) || !(d >= -0x1p63 && d < 0x1p63)) return 0;
-  if (d == 0 && signbit(d)) return 0; /* -0.0 keeps its sign as a float */
+  /* -0.0 is a float: written as an integer it would lose its sign */
+  if (d != floor(d) || !(d >= -0x1p63 && d < 0x1p63) || (d == 0 && signbit(d)))
+    return 0;
   *v = (int64_t)d;
   return 1;
 }

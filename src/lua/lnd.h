@@ -90,7 +90,11 @@ int ndL_shape(lua_State *L, int idx, const char *fn, int64_t *size,
 void ndL_register(lua_State *L, const luaL_Reg *fns);
 /* A dtype name at idx, or def when the slot is nil/none. */
 int ndL_dtype(lua_State *L, int idx, const char *fn, int def);
-/* A table of dims (or one number) as 0-based dims; returns the count. */
+/* A dim of t; a 0-d tensor takes 1 or -1 (PyTorch's 0 or -1) as 0, for
+ * the functions whose core accepts dim 0 of a 0-d tensor. */
+int ndL_dim_of(lua_State *L, int idx, const nd_tensor *t, const char *fn);
+/* A table of dims (or one number) as 0-based dims; returns the count.
+ * With ndim 0, 1 and -1 are taken as 0 (see ndL_dim_of). */
 int ndL_dimlist(lua_State *L, int idx, int ndim, const char *fn, int *dims);
 
 /* An integral count or position: an integer on Lua 5.3+, else a number. */

@@ -13,20 +13,11 @@ void ndL_operand(lua_State *L, int idx, nd_operand *o, const char *fn,
   o->i = 0;
   switch (lua_type(L, idx)) {
   case LUA_TNUMBER: {
-#if LUA_VERSION_NUM >= 503
-    if (lua_isinteger(L, idx)) {
+    if (ndL_integral(L, idx, &o->i)) { /* -0.0 stays a float */
       o->dtype = ND_INT64;
-      o->i = (int64_t)lua_tointeger(L, idx);
-      return;
-    }
-#endif
-    double v = lua_tonumber(L, idx);
-    if (v == floor(v) && v >= -0x1p63 && v < 0x1p63 && !(v == 0 && signbit(v))) {
-      o->dtype = ND_INT64;
-      o->i = (int64_t)v;
     } else {
       o->dtype = ND_FLOAT64;
-      o->f = v;
+      o->f = lua_tonumber(L, idx);
     }
     return;
   }
@@ -158,6 +149,8 @@ static int clamp(lua_State *L, int inplace) {
   if (!lua_isnoneornil(L, 3)) ndL_operand(L, 3, &hi, fn, 0);
   const nd_operand *plo = lua_isnoneornil(L, 2) ? NULL : &lo;
   const nd_operand *phi = lua_isnoneornil(L, 3) ? NULL : &hi;
+  if (!plo && !phi) /* as PyTorch: a clamp without bounds is a mistake */
+    return ndL_error(L, "%s: at least one of min and max must be given", fn);
   nd_err e = ndL_err();
   if (inplace) {
     NDL_CALL(L, e, nd_clamp(&e, a, ND_INPLACE, a, plo, phi));
@@ -259,7 +252,7 @@ static int one_dim(lua_State *L, int idx, const nd_tensor *t, const char *fn) {
     lua_rawgeti(L, idx, 1);
     lua_replace(L, idx);
   }
-  return ndL_dim(L, idx, t->ndim, fn);
+  return ndL_dim_of(L, idx, t, fn);
 }
 
 /* Indices come back 1-based. */
@@ -278,6 +271,11 @@ static int minmax(lua_State *L, int op, const char *fn) {
     NDL_CALL(L, e, nd_reduce(&e, &r, op, t, 0, NULL, 0));
     return push_scalar(L, &r);
   }
+  if (ndL_test(L, 2))
+    return ndL_error(L, "%s: dim must be an integer, got a tensor (the "
+                     "elementwise %s of two tensors is nd.%s(a, b))", fn,
+                     op == ND_R_MAX ? "maximum" : "minimum",
+                     op == ND_R_MAX ? "maximum" : "minimum");
   int d = one_dim(L, 2, t, fn), keep = lua_toboolean(L, 3);
   nd_tensor *v = ndL_new(L), *ix = ndL_new(L);
   NDL_CALL_AS(L, fn, e, nd_reduce_arg(&e, v, ix, op, t, d, keep));

@@ -186,7 +186,7 @@ static int l_to_string(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "to_string");
   nd_tensor *c = ndL_new(L);
   nd_err e = ndL_err();
-  NDL_CALL(L, e, nd_contiguous(&e, c, t));
+  NDL_CALL_AS(L, "to_string", e, nd_contiguous(&e, c, t));
   lua_pushlstring(L, nd_data(c), (size_t)(nd_numel(c) * nd_dtype_size(c->dtype)));
   return 1;
 }

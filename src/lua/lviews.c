@@ -4,14 +4,15 @@
 
 /* The receiving userdata is made before the core call, so a failure leaves
  * an unset header for the collector and nothing leaks. */
-#define VIEW(L, call)                                                       \
+#define VIEW_AS(L, fn, call)                                                \
   do {                                                                      \
     nd_tensor *r = ndL_new(L);                                              \
     nd_err e = ndL_err();                                                   \
-    NDL_CALL(L, e, call);                                                   \
+    NDL_CALL_AS(L, fn, e, call);                                            \
     ndL_charge(L, r);                                                       \
     return 1;                                                               \
   } while (0)
+#define VIEW(L, call) VIEW_AS(L, NULL, call)
 
 static int l_select(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "select");
@@ -36,8 +37,8 @@ static int l_narrow(lua_State *L) {
 
 static int l_transpose(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "transpose");
-  int a = ndL_dim(L, 2, t->ndim, "transpose");
-  int b = ndL_dim(L, 3, t->ndim, "transpose");
+  int a = ndL_dim_of(L, 2, t, "transpose");
+  int b = ndL_dim_of(L, 3, t, "transpose");
   VIEW(L, nd_transpose(&e, r, t, a, b));
 }
 
@@ -81,13 +82,13 @@ static int l_broadcast_to(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "broadcast_to");
   int64_t size[ND_MAX_DIMS];
   int next, n = ndL_shape(L, 2, "broadcast_to", size, &next);
-  VIEW(L, nd_expand(&e, r, t, n, size));
+  VIEW_AS(L, "broadcast_to", nd_expand(&e, r, t, n, size));
 }
 
 static int l_expand_as(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "expand_as");
   nd_tensor *u = ndL_check(L, 2, "expand_as");
-  VIEW(L, nd_expand(&e, r, t, u->ndim, u->size));
+  VIEW_AS(L, "expand_as", nd_expand(&e, r, t, u->ndim, u->size));
 }
 
 static int l_view(lua_State *L) {
@@ -158,8 +159,8 @@ static int l_diagonal(lua_State *L) {
 
 static int l_movedim(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "movedim");
-  int a = ndL_dim(L, 2, t->ndim, "movedim");
-  int b = ndL_dim(L, 3, t->ndim, "movedim");
+  int a = ndL_dim_of(L, 2, t, "movedim");
+  int b = ndL_dim_of(L, 3, t, "movedim");
   VIEW(L, nd_movedim(&e, r, t, a, b));
 }
 
@@ -173,7 +174,7 @@ static int l_flip(lua_State *L) {
   } else {
     for (int i = 2; i <= lua_gettop(L); i++) {
       if (n == ND_MAX_DIMS) return ndL_error(L, "flip: too many dims");
-      dims[n++] = ndL_dim(L, i, t->ndim, "flip");
+      dims[n++] = ndL_dim_of(L, i, t, "flip");
     }
   }
   VIEW(L, nd_flip(&e, r, t, n, dims));
@@ -257,8 +258,9 @@ static int apply_index(lua_State *L, const nd_tensor *t, int idx,
         first = range_bound(L, v[0], size, fn, k, v);
         last = range_bound(L, v[1], size, fn, k, v);
         int64_t span = v[2] > 0 ? last - first : first - last;
-        /* |step| >= 1 and span <= n + 1: no overflow here. */
-        count = span < 0 ? 0 : span / (v[2] > 0 ? v[2] : -v[2]) + 1;
+        /* |step| >= 1 and span <= n + 1: no overflow here; a negative
+         * step divides as is (-INT64_MIN is undefined). */
+        count = span < 0 ? 0 : (v[2] > 0 ? span / v[2] : -(span / v[2])) + 1;
         if (count > 0 ? first < 0 || first >= size || last < 0 ||
                             last >= size
                       : first < 0 || first > size || last < -1 ||

@@ -1,0 +1,180 @@
+/* Allocation-failure injection (make check-alloc). nd's allocator hook
+ * (nd_set_allocator) and the core's own malloc/calloc (wrapped at link
+ * time: -Wl,--wrap=malloc,...) share one counter; run N fails the Nth
+ * allocation, for N = 1, 2, ... until a run makes no more allocations than
+ * N (or N reaches the cap). Each run must fail cleanly (ND_ENOMEM from the
+ * C API, a Lua error saying "not enough memory" from Lua), leak nothing
+ * (every block allocated is freed once the run's tensors are released or
+ * its lua_State closed), and nd must work afterwards (one more clean run).
+ *
+ *   alloc_fail c          the C API script below
+ *   alloc_fail lua FILE   a Lua script, in a fresh lua_State per run
+ * Prints "alloc sweep <mode>: N runs, N injected failures, 0 problems". */
+#include "nd.h"
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int luaopen_nd(lua_State *L);
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+void __real_free(void *p);
+
+static long count, fail_at, live, injected;
+
+static int should_fail(void) {
+  if (++count != fail_at) return 0;
+  injected++;
+  return 1;
+}
+void *__wrap_malloc(size_t n) {
+  if (should_fail()) return NULL;
+  void *p = __real_malloc(n);
+  if (p) live++;
+  return p;
+}
+void *__wrap_calloc(size_t n, size_t m) {
+  if (should_fail()) return NULL;
+  void *p = __real_calloc(n, m);
+  if (p) live++;
+  return p;
+}
+void *__wrap_realloc(void *q, size_t n) {
+  if (should_fail()) return NULL;
+  void *p = __real_realloc(q, n);
+  if (p && !q) live++;
+  return p;
+}
+void __wrap_free(void *p) {
+  if (p) live--;
+  __real_free(p);
+}
+static void *hook_alloc(size_t n, size_t align, void *ud) {
+  (void)ud;
+  if (should_fail()) return NULL;
+  void *p = NULL;
+  if (posix_memalign(&p, align, n ? n : 1)) return NULL;
+  live++;
+  return p;
+}
+static void hook_free(void *p, size_t n, void *ud) {
+  (void)n; (void)ud;
+  live--;
+  __real_free(p); /* posix_memalign's block (this file is wrapped too) */
+}
+
+static int problems;
+#define PROBLEM(...) (problems++, fprintf(stderr, __VA_ARGS__))
+
+/* ---- the C API script: every call returns ND_OK or ND_ENOMEM ---------- */
+#define STEP(call)                                                          \
+  do {                                                                      \
+    nd_status s_ = (call);                                                  \
+    if (s_ == ND_ENOMEM && !strncmp(e.msg, "empty:", 6) &&                 \
+        strncmp(#call, "nd_empty", 8) && strncmp(#call, "nd_zeros", 8))     \
+      PROBLEM("run %ld: %s names the wrong function: %s\n", fail_at,      \
+              #call, e.msg);                                                \
+    if (s_ == ND_ENOMEM) goto out;                                          \
+    if (s_) { PROBLEM("run %ld: %s -> %d: %s\n", fail_at, #call, s_, e.msg); goto out; } \
+  } while (0)
+
+static int c_script(const char *npy) {
+  nd_err e = {0};
+  nd_tensor a = ND_UNSET, b = ND_UNSET, v = ND_UNSET, c = ND_UNSET,
+            m = ND_UNSET, r = ND_UNSET, s = ND_UNSET, l = ND_UNSET,
+            k = ND_UNSET, w = ND_UNSET;
+  int64_t sz[2] = {30, 40}, sz2[2] = {40, 20}, big[1] = {300000};
+  int ok = 0;
+  STEP(nd_zeros(&e, &a, ND_FLOAT64, 2, sz));
+  STEP(nd_arange(&e, &b, ND_FLOAT32, 0, 800, 1));
+  STEP(nd_reshape(&e, &v, &b, 2, sz2));
+  STEP(nd_transpose(&e, &k, &v, 0, 1));
+  STEP(nd_contiguous(&e, &c, &k));                  /* a compact copy */
+  STEP(nd_matmul(&e, &m, &a, &v));                  /* promotes: copies */
+  nd_operand oa = {&a, ND_FLOAT64, 0, 0}, ob = {NULL, ND_INT64, 0, 2};
+  STEP(nd_binary(&e, &r, ND_NEW, ND_MUL, &oa, &ob));
+  STEP(nd_unary(&e, &w, ND_NEW, ND_EXP, &k));
+  STEP(nd_reduce(&e, &s, ND_R_SUM, &m, 1, (int[]){0}, 0));
+  {
+    nd_tensor f = ND_UNSET;
+    STEP(nd_flip(&e, &f, &k, 1, (int[]){0}));
+    nd_status q = nd_copy(&e, &k, &f);              /* overlapping: a temporary */
+    nd_release(&f);
+    STEP(q);
+  }
+  STEP(nd_empty(&e, &l, ND_FLOAT64, 1, big));       /* a huge-page sized one */
+  STEP(nd_fill(&e, &l, 1));
+  STEP(nd_save_npy(&e, npy, &k));                   /* transposed: a copy */
+  nd_release(&l);
+  STEP(nd_load_npy(&e, &l, npy));
+  {
+    nd_tensor t = ND_UNSET, st = ND_UNSET;
+    int64_t ss[2] = {3, 2}, tt[2] = {3, 4};
+    STEP(nd_arange(&e, &t, ND_INT64, 0, 11, 1));
+    nd_status q = nd_as_strided(&e, &st, &t, 2, ss, tt, 0);
+    if (!q) q = nd_fill(&e, &st, -1);               /* the overlap search */
+    nd_release(&st);
+    nd_release(&t);
+    STEP(q);
+  }
+  ok = 1;
+out:
+  nd_release(&a); nd_release(&b); nd_release(&v); nd_release(&c);
+  nd_release(&m); nd_release(&r); nd_release(&s); nd_release(&l);
+  nd_release(&k); nd_release(&w);
+  return ok;
+}
+
+/* ---- a Lua script in a fresh state ---------------------------------- */
+static int lua_script(const char *file, int want_ok) {
+  lua_State *L = luaL_newstate();
+  if (!L) return 0;
+  luaL_openlibs(L);
+  lua_pushcfunction(L, luaopen_nd);
+  int ok = lua_pcall(L, 0, 1, 0) == 0;
+  if (ok) {
+    lua_setglobal(L, "nd");
+    ok = luaL_loadfile(L, file) == 0 && lua_pcall(L, 0, 0, 0) == 0;
+  }
+  if (!ok) {
+    const char *msg = lua_tostring(L, -1);
+    if (!msg || (!strstr(msg, "not enough memory") && !want_ok))
+      PROBLEM("run %ld: not an out-of-memory error: %s\n", fail_at, msg ? msg : "?");
+    if (want_ok) PROBLEM("clean run failed: %s\n", msg ? msg : "?");
+  }
+  lua_close(L);
+  return ok;
+}
+
+int main(int argc, char **argv) {
+  int lua = argc > 2 && !strcmp(argv[1], "lua");
+  long cap = 2000, runs = 0;
+  char npy[64];
+  snprintf(npy, sizeof npy, "/tmp/nd-alloc-%d.npy", (int)getpid());
+  nd_set_allocator(hook_alloc, hook_free, NULL);
+  for (fail_at = 1; fail_at <= cap; fail_at++) {
+    long before = live;
+    count = 0;
+    long inj = injected;
+    if (lua) lua_script(argv[2], 0);
+    else c_script(npy);
+    runs++;
+    if (live != before)
+      PROBLEM("run %ld: %ld blocks leaked\n", fail_at, live - before);
+    if (injected == inj) break; /* the run needed fewer allocations */
+  }
+  fail_at = 0; /* nd works afterwards */
+  long before = live;
+  if (!(lua ? lua_script(argv[2], 1) : c_script(npy)))
+    PROBLEM("the clean run after the sweep failed\n");
+  if (live != before) PROBLEM("clean run: %ld blocks leaked\n", live - before);
+  remove(npy);
+  printf("alloc sweep %s: %ld runs, %ld injected failures, %d problems\n",
+         lua ? "lua" : "c", runs, injected, problems);
+  return problems != 0;
+}

@@ -1,0 +1,20 @@
+-- The Lua script of the allocation-failure sweep (tests/alloc_fail.c):
+-- a bit of everything that allocates. Any error must be "not enough memory".
+local a = nd.arange(24):reshape(2, 3, 4):double()
+local b = a:transpose(1, 3):contiguous()
+local c = (a + 1) * a:flip(2) - a:exp()
+local m = nd.matmul(nd.rand(5, 7):t(), nd.ones(5, 3, "int32"))
+local s = c:sum(2) + m:max() + a:mean()
+local v, i = c:max(3)
+local t = nd.cat({ a, a }, 2)
+t[{ {}, 1, {} }] = 5
+local w = nd.arange(11):as_strided({ 3, 2 }, { 3, 4 }, 0)
+w:fill_(-1)
+local p = tostring(t) .. tostring(nd.zeros(1):expand(2 ^ 40))
+local path = os.tmpname()
+nd.save(path, b)
+local l = nd.load(path)
+os.remove(path)
+assert(nd.equal(l, b))
+local x = nd.tensor({ { 1, 2 }, { 3, 4 } }, "float32"):to("int64"):clone()
+x:add_(m:sum() > 0 and 1 or 2)
