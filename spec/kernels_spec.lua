@@ -156,3 +156,25 @@ describe("where on every dtype, contiguous", function()
     end
   end)
 end)
+
+describe("reductions down the columns (row blocks)", function()
+  it("sum and mean add the rows in order, as a sequential double sum", function()
+    -- 7 rows (not a multiple of 4) of 5 x 1030 (past one 1024 block)
+    local t = nd.rand(7, 5, 1030, "float32")
+    t[{ 3, 2, 1029 }] = 0 / 0
+    for _, view in ipairs({ t, t:flip(1) }) do
+      local s, m = view:sum(1), view:mean(1)
+      for _, ix in ipairs({ { 1, 1 }, { 5, 1030 }, { 2, 1029 }, { 3, 1025 }, { 4, 512 } }) do
+        local acc = 0
+        for r = 1, 7 do acc = acc + view[{ r, ix[1], ix[2] }] end
+        local want = nd.tensor({ acc }, "float32")[1]
+        local wm = nd.tensor({ acc / 7 }, "float32")[1]
+        assert.is_true(same(s[ix], want))
+        assert.is_true(same(m[ix], wm))
+      end
+    end
+    local i = nd.tensor({ { 1, 2, 3 }, { 4, 5, 6 }, { 7, 8, 9 }, { 10, 11, 12 }, { 13, 14, 15 } }, "int64")
+    assert.same({ 35, 40, 45 }, i:sum(1):totable())
+    assert.same({ 1 * 4 * 7 * 10 * 13, 2 * 5 * 8 * 11 * 14, 3 * 6 * 9 * 12 * 15 }, i:prod(1):totable())
+  end)
+end)

@@ -16,7 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-enum { LEAF = 1024, MAX_PARTS = 64 };
+enum { LEAF = 1024, MAX_PARTS = 64, RB = 1024 };
 enum { K_SUM, K_FSUM, K_SQSUM, K_PROD, K_MIN, K_MAX, K_ALL, K_ANY, K_N };
 
 #if ND_IFUNC
@@ -70,6 +70,34 @@ enum { K_SUM, K_FSUM, K_SQSUM, K_PROD, K_MIN, K_MAX, K_ALL, K_ANY, K_N };
     A b = COMB(A, COMB(A, l[4], l[5]), COMB(A, l[6], l[7]));                \
     return COMB(A, a, b);                                                   \
   }                                                                         \
+  /* nr rows of w contiguous elements, rs bytes apart, into acc[0..w):     \
+   * RB columns at a time, four rows per pass over them, so acc stays in   \
+   * L1 and is loaded and stored once per four rows; row order (and so     \
+   * every rounding) is that of the row-at-a-time loop. */                 \
+  KERNEL static void rows_##KN##_##E(char *pa, const char *p, int64_t rs,   \
+                                     int64_t nr, int64_t w) {               \
+    for (int64_t c = 0; c < w; c += RB) {                                   \
+      int64_t m = w - c < RB ? w - c : RB, r = 0;                           \
+      A *a = (A *)pa + c;                                                   \
+      for (; r + 4 <= nr; r += 4) {                                         \
+        const T *x0 = (const T *)(p + r * rs) + c;                          \
+        const T *x1 = (const T *)(p + (r + 1) * rs) + c;                    \
+        const T *x2 = (const T *)(p + (r + 2) * rs) + c;                    \
+        const T *x3 = (const T *)(p + (r + 3) * rs) + c;                    \
+        for (int64_t i = 0; i < m; i++) {                                   \
+          A v = a[i];                                                       \
+          v = STEP(A, v, x0[i]);                                            \
+          v = STEP(A, v, x1[i]);                                            \
+          v = STEP(A, v, x2[i]);                                            \
+          a[i] = STEP(A, v, x3[i]);                                         \
+        }                                                                   \
+      }                                                                     \
+      for (; r < nr; r++) {                                                 \
+        const T *x = (const T *)(p + r * rs) + c;                           \
+        for (int64_t i = 0; i < m; i++) a[i] = STEP(A, a[i], x[i]);         \
+      }                                                                     \
+    }                                                                       \
+  }                                                                         \
   KERNEL static void loop_##KN##_##E(char **p, const int64_t *st,           \
                                      int64_t n, void *ctx) {                \
     (void)ctx;                                                              \
@@ -107,6 +135,11 @@ ND_DTYPES(REDUCERS)
   [ND_##E] = {loop_sum_##E, loop_fsum_##E, loop_sqsum_##E, loop_prod_##E,   \
               loop_min_##E, loop_max_##E, loop_all_##E, loop_any_##E},
 static const nd_loop_fn loops[ND_NDTYPES][K_N] = {ND_DTYPES(LOOPS)};
+typedef void (*rows_fn)(char *, const char *, int64_t, int64_t, int64_t);
+#define ROWS(E, name, T, kind)                                              \
+  [ND_##E] = {rows_sum_##E, rows_fsum_##E, rows_sqsum_##E, rows_prod_##E,   \
+              rows_min_##E, rows_max_##E, rows_all_##E, rows_any_##E},
+static const rows_fn rowsf[ND_NDTYPES][K_N] = {ND_DTYPES(ROWS)};
 
 static int acc_dtype(int k, int dt) {
   int f = nd_dtype_kind(dt) == 'f';
@@ -132,12 +165,19 @@ static nd_status fill_identity(nd_err *e, const nd_tensor *acc, int k) {
 }
 
 /* accv (the accumulator seen with in's shape) op= in, one thread. */
-static void reduce_serial(nd_loop_fn loop, const nd_tensor *accv,
-                          const nd_tensor *in) {
+static void reduce_serial(int k, const nd_tensor *accv, const nd_tensor *in) {
   if (nd_numel(in) == 0) return;
   const nd_tensor *ops[2] = {accv, in};
+  nd_loop_fn loop = loops[in->dtype][k];
   nd_iter it;
   nd_iter_init(&it, 2, ops);
+  if (it.ndim == 2 && it.stride[0][1] == 0 && /* down the columns */
+      it.stride[0][0] == nd_dtype_size(accv->dtype) &&
+      it.stride[1][0] == nd_dtype_size(in->dtype)) {
+    rowsf[in->dtype][k](it.data[0], it.data[1], it.stride[1][1], it.size[1],
+                        it.size[0]);
+    return;
+  }
   nd_iter_run(&it, loop, NULL, 0, nd_iter_outer(&it));
 }
 
@@ -147,7 +187,7 @@ static void narrow_hdr(nd_tensor *t, int dim, int64_t start, int64_t len) {
 }
 
 typedef struct {
-  nd_loop_fn loop;
+  int k;               /* K_* */
   nd_tensor accv, in;
   int dim;             /* the split dim */
   int64_t len;         /* its length per part */
@@ -165,7 +205,7 @@ static void part_task(void *ctx, int64_t lo, int64_t hi) {
     if (j->partials) a.offset += p * j->m;
     else narrow_hdr(&a, j->dim, start, n);
     a.size[j->dim] = n;
-    reduce_serial(j->loop, &a, &x);
+    reduce_serial(j->k, &a, &x);
   }
 }
 
@@ -223,7 +263,7 @@ nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
       nd_alloc_tensor(e, out, od, ond, os, false))
     goto fail;
   parts_job j;
-  j.loop = loops[dt][k];
+  j.k = k;
   j.accv = acc;
   j.in = *t;
   for (int i = 0; i < t->ndim; i++) {
@@ -254,7 +294,7 @@ nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
     }
   }
   if (parts <= 1) {
-    reduce_serial(j.loop, &j.accv, t);
+    reduce_serial(k, &j.accv, t);
   } else {
     j.len = (t->size[j.dim] + parts - 1) / parts;
     parts = (t->size[j.dim] + j.len - 1) / j.len;
@@ -277,7 +317,7 @@ nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
       nd_tensor av = part;
       av.storage = acc.storage;
       av.stride[0] = 0;
-      reduce_serial(loops[ad][kc], &av, &part);
+      reduce_serial(kc, &av, &part);
     }
   }
   if (op == ND_R_MEAN || op == ND_R_NORM) {
