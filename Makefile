@@ -34,10 +34,16 @@ BLAS_LIBS  = $(call lazy,BLAS_LIBS,pkg-config --libs openblas 2>/dev/null || ech
 SLEEF_LIBS = $(call lazy,SLEEF_LIBS,pkg-config --libs sleef 2>/dev/null || echo -lsleef)
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -fPIC -pthread \
-             -Iinclude -Isrc/core $(LUA_CFLAGS) $(BLAS_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+             -Iinclude $(CORE_INC) $(LUA_CFLAGS) $(BLAS_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS   = $(BLAS_LIBS) $(SLEEF_LIBS) -lm -pthread -ldl
 
-CORE_SRC := $(sort $(wildcard src/core/*.c))
+# src/core is split by layer: geometry/ (pure rules on sizes and strides),
+# lifecycle/ (storage, headers, dtypes, errors), kernels/ (everything that
+# walks elements), and the families random/, linalg/, io/; core.h is shared.
+CORE_DIRS := src/core $(sort $(wildcard src/core/*/))
+CORE_INC  := $(patsubst %/,%,$(addprefix -I,$(CORE_DIRS)))
+CORE_SRC := $(sort $(wildcard src/core/*.c src/core/*/*.c))
+CORE_HDR := $(wildcard src/core/*.h src/core/*/*.h)
 LUA_SRC  := $(sort $(wildcard src/lua/*.c))
 LUA_MODS := $(sort $(wildcard lua/*.lua))
 CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
@@ -62,7 +68,7 @@ all: $(BUILD)/libnd.a $(BUILD)/libnd.so $(BUILD)/nd.so $(BUILD)/$(GLUE).a $(BUIL
 help:
 	@echo "make [all] | deps | test | demo | check-asan | check-joff | check-puc | check-clang | check-install | check-embed | check-tsan | check-rock | check-fresh | bench | install [LUA_PC=luajit|lua5.1..lua5.4] | uninstall | clean"
 
-$(BUILD)/%.o: src/%.c include/nd.h $(wildcard src/core/*.h src/lua/*.h)
+$(BUILD)/%.o: src/%.c include/nd.h $(CORE_HDR) $(wildcard src/lua/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -249,10 +255,10 @@ fuzz-corpus: all
 	  | /usr/bin/python3 spec/fuzz/numpy_eval.py --seed 100000 --count 400 --steps 14 > spec/fuzz/corpus.lua
 # libFuzzer over the core's geometry and the .npy parser (tests/fuzz_core.c);
 # new inputs go to build-fuzz/corpus, the committed seeds are read too.
-build-fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) include/nd.h $(wildcard src/core/*.h) | fuzz-deps
+build-fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) include/nd.h $(CORE_HDR) | fuzz-deps
 	@mkdir -p build-fuzz/corpus
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -std=c11 -D_DEFAULT_SOURCE -pthread -Iinclude -Isrc/core $(BLAS_CFLAGS) \
+	  -std=c11 -D_DEFAULT_SOURCE -pthread -Iinclude $(CORE_INC) $(BLAS_CFLAGS) \
 	  tests/fuzz_core.c $(CORE_SRC) $(LDLIBS) -o $@
 fuzz-deps:
 	@$(MAKE) --no-print-directory install-pkgs PKGS="clang libclang-rt-14-dev"

@@ -137,7 +137,7 @@ nd_status nd_contiguous_strides(nd_err *e, int ndim, const int64_t *size,
  * empty tensor lo = 0, hi = -1. */
 void nd_span(const nd_tensor *t, int64_t *lo, int64_t *hi);
 /* Nonzero when two distinct index tuples provably reach one element (the
- * rule is in src/core/overlap.c and the README's Guarantees). */
+ * rule is in src/core/geometry/overlap.c and the README's Guarantees). */
 int nd_has_internal_overlap(const nd_tensor *t);
 /* ND_OK, or an error from fn when t's elements overlap (no writes then). */
 nd_status nd_check_writable(nd_err *e, const char *fn, const nd_tensor *t);
@@ -243,7 +243,7 @@ nd_status nd_linspace(nd_err *e, nd_tensor *out, int dtype, double a,
                       double b, int64_t n);
 nd_status nd_eye(nd_err *e, nd_tensor *out, int dtype, int64_t n, int64_t m);
 
-/* ---- random (src/core/random*.c) ---------------------------------------- */
+/* ---- random (src/core/random/) ---------------------------------------- */
 /* A generator is a plain value the caller owns (no global generator
  * exists): xoshiro256** seeded through splitmix64. Each function draws
  * from the generator it is given, in row-major order of the target's
@@ -279,14 +279,14 @@ nd_status nd_randperm(nd_err *e, nd_tensor *out, nd_generator *g, int64_t n);
 nd_status nd_multinomial(nd_err *e, nd_tensor *out, nd_generator *g,
                          const nd_tensor *probs, int64_t n, int replacement);
 
-/* ---- .npy files (src/core/npy.c) ------------------------------------------ */
+/* ---- .npy files (src/core/io/npy.c) ------------------------------------------ */
 /* Load versions 1.0-3.0, either byte order, C or Fortran order (a Fortran
  * file loads as a column-major tensor, without a copy). Save writes 1.0
  * little-endian. Errors (ND_EIO) name the file. */
 nd_status nd_load_npy(nd_err *e, nd_tensor *out, const char *path);
 nd_status nd_save_npy(nd_err *e, const char *path, const nd_tensor *t);
 
-/* ---- matmul through OpenBLAS (src/core/matmul*.c) ------------------------ */
+/* ---- matmul through OpenBLAS (src/core/kernels/matmul.c, geometry/matmul_plan.c) ------------------------ */
 /* NumPy/PyTorch matmul semantics. float32/float64 go to cblas_?gemm, ?gemv
  * or ?dot with the order, transpose flags and leading dims read off the
  * operands' strides (views are passed without copying when BLAS can
@@ -349,7 +349,7 @@ nd_status nd_addmm(nd_err *e, nd_tensor *out, const nd_tensor *c,
                    const nd_tensor *a, const nd_tensor *b, double beta,
                    double alpha);
 
-/* ---- elementwise ops and reductions (src/core/elementwise*.c, reduce*.c) -- */
+/* ---- elementwise ops and reductions (src/core/kernels/elementwise*.c, reduce.c) -- */
 /* Operands broadcast (NumPy rules) and promote as PyTorch's do. An operand
  * is a tensor, or (t == NULL) a "weak" scalar like a Lua number: dtype
  * ND_INT64 (integral, value in i), ND_FLOAT64 (value in f) or ND_BOOL (i),
@@ -409,7 +409,7 @@ nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
 nd_status nd_reduce_arg(nd_err *e, nd_tensor *values, nd_tensor *indices,
                         int op, const nd_tensor *t, int dim, int keepdim);
 
-/* ---- more math (src/core/elementwise_math.c) ---- */
+/* ---- more math (src/core/kernels/elementwise_math.c) ---- */
 /* Unary: float results (integers and bool give float64) from LOG1P to
  * RSQRT; SIGN TRUNC FRAC SQUARE keep the dtype (square of bool is int64;
  * trunc of bool and frac of integers are refused); ISINF and LOGICAL_NOT
@@ -449,7 +449,7 @@ nd_status nd_isclose(nd_err *e, nd_tensor *out, const nd_operand *a,
 nd_status nd_nan_to_num(nd_err *e, nd_tensor *out, int mode,
                         const nd_tensor *t, double nan, double posinf,
                         double neginf);
-/* ---- sorting, scans and statistics (src/core/sort.c, scan.c, stats.c) --- */
+/* ---- sorting, scans and statistics (src/core/kernels/sort.c, scan.c, stats.c) --- */
 /* Dims may be negative (from the end); a 0-d tensor takes dim 0 or -1.
  * Positions written into index results count from e->base (0 for C
  * callers, 1 for the Lua binding), as the dims and indices quoted in
@@ -503,7 +503,7 @@ nd_status nd_histc(nd_err *e, nd_tensor *out, const nd_tensor *t,
  * integers give float64. */
 nd_status nd_norm(nd_err *e, nd_tensor *out, const nd_tensor *t, double p,
                   int ndims, const int *dims, int keepdim);
-/* ---- indexing with tensors (src/core/index.c, mask.c) ------------------- */
+/* ---- indexing with tensors (src/core/kernels/index.c, mask.c) ------------------- */
 /* Index tensors are int32 or int64 and hold positions counted from
  * e->base (0 for C callers, 1 from the Lua binding); negative positions
  * count from the end; any other value is refused before anything is
@@ -545,7 +545,7 @@ nd_status nd_masked_scatter(nd_err *e, const nd_tensor *t,
 /* int64 {n, t->ndim}: positions (from e->base) of nonzero elements. */
 nd_status nd_nonzero(nd_err *e, nd_tensor *out, const nd_tensor *t);
 
-/* ---- linear algebra through OpenBLAS's LAPACK (src/core/linalg*.c) ------ */
+/* ---- linear algebra through OpenBLAS's LAPACK (src/core/linalg/) ------ */
 /* NumPy's numpy.linalg on the last two dims, batched over the leading ones
  * (solve and lstsq broadcast them). float32 computes in float32, every
  * other dtype in float64. Inputs may be any view and are never written;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes src/core/ziggurat_tables.h: the 256-layer ziggurat for the
+"""Writes src/core/random/ziggurat_tables.h: the 256-layer ziggurat for the
 standard normal (Marsaglia and Tsang 2000), computed in 80-digit decimal
 arithmetic (Python's decimal exp, ln and sqrt are correctly rounded) and
 rounded once to the nearest double, so the tables are exact constants and

@@ -1,5 +1,5 @@
 /* nd.linalg: a subtable of module functions (never methods) over the core's
- * nd_linalg_* (src/core/linalg*.c). One matrix's det, norm, cond and
+ * nd_linalg_* (src/core/linalg/). One matrix's det, norm, cond and
  * matrix_rank come back as Lua numbers, slogdet as two numbers. */
 #include "lnd.h"
 #include <math.h>
