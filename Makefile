@@ -283,5 +283,6 @@ check-valgrind: deps all
 	@$(MAKE) --no-print-directory install-pkgs PKGS="valgrind"
 	@ND_NO_CACHE=1 ND_BUILD=$(BUILD) LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;" valgrind -q --trace-children=yes \
 	  --trace-children-skip='$(VG_SKIP)' --error-exitcode=99 --leak-check=full \
+	  --suppressions=$(CURDIR)/spec/support/valgrind.supp \
 	  --errors-for-leak-kinds=definite --show-leak-kinds=definite \
 	  $(LUA) $$(command -v busted) --ignore-lua

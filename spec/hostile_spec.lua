@@ -147,4 +147,17 @@ describe("hostile use of tensors", function()
     assert(ok, err)
     assert.equals(3, nd.generator(1):rand(3):numel())
   end)
+
+  it("matmul of a size-1 dim whose stride is -2^63 (found by libFuzzer)", function()
+    -- such a stride is never stepped; deriving a byte stride from it was
+    -- signed overflow (UBSan) in the executor
+    local a = nd.arange(4):float():as_strided({ 1, 4 }, { -2 ^ 63, 1 }, 0)
+    local b = nd.ones(4, 1, "float32"):as_strided({ 4, 1 }, { 1, -2 ^ 63 }, 0)
+    assert.same({ { 6 } }, nd.matmul(a, b):totable())
+    local o = nd.zeros(1, 1, "float32"):as_strided({ 1, 1 }, { -2 ^ 63, -2 ^ 63 }, 0)
+    nd.matmul(a, b, o)
+    assert.equals(6, o:item())
+    assert.same({ { 6 } }, nd.matmul(a:int(), b:int()):totable())
+  end)
 end)
+

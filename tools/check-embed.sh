@@ -44,7 +44,7 @@ check "the static host keeps the FFI fast paths" host_ok "$tmp/host-static" exam
 if [ "${1:-}" = --valgrind ]; then
   # ND_NO_CACHE: valgrind sees every buffer freed (nd's block cache off).
   check "host.c under valgrind: no errors, no definite leaks" host_ok env \
-    LD_LIBRARY_PATH="$prefix/lib" ND_NO_CACHE=1 valgrind -q --error-exitcode=9 \
+    LD_LIBRARY_PATH="$prefix/lib" ND_NO_CACHE=1 valgrind -q --error-exitcode=9 --suppressions=spec/support/valgrind.supp \
     --leak-check=full --errors-for-leak-kinds=definite "$tmp/host" examples/embed/edit.lua
 fi
 echo "$passed passed, $failed failed"
