@@ -236,6 +236,9 @@ clean:
 FUZZ_SEED  ?= 1
 FUZZ_COUNT ?= 2000
 FUZZ_TIME  ?= 60
+# libFuzzer stops after FUZZ_RUNS inputs (or FUZZ_TIME seconds): a fixed seed
+# and count replay the same inputs, so a CI run does not depend on speed.
+FUZZ_RUNS  ?= -1
 ASAN_ENV = LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
   ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1:abort_on_error=0 \
   LSAN_OPTIONS=suppressions=$(CURDIR)/spec/support/lsan.supp:print_suppressions=0 \
@@ -263,7 +266,7 @@ build-fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) include/nd.h $(CORE_HDR) | f
 fuzz-deps:
 	@$(MAKE) --no-print-directory install-pkgs PKGS="clang libclang-rt-14-dev"
 fuzz-libfuzzer: build-fuzz/fuzz_core
-	@build-fuzz/fuzz_core -max_total_time=$(FUZZ_TIME) -seed=$(FUZZ_SEED) \
+	@build-fuzz/fuzz_core -max_total_time=$(FUZZ_TIME) -runs=$(FUZZ_RUNS) -seed=$(FUZZ_SEED) \
 	  -print_final_stats=1 -artifact_prefix=build-fuzz/ build-fuzz/corpus tests/fuzz_corpus \
 	  > build-fuzz/log 2>&1; \
 	  status=$$?; grep -E "^(stat::number_of_executed_units|Done|==|SUMMARY|invariant|INFO: seed)" build-fuzz/log; \

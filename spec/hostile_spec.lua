@@ -158,6 +158,16 @@ describe("hostile use of tensors", function()
     nd.matmul(a, b, o)
     assert.equals(6, o:item())
     assert.same({ { 6 } }, nd.matmul(a:int(), b:int()):totable())
+    -- an empty operand may carry any strides (nothing is reachable)
+    local e = nd.zeros(4, "float32"):as_strided({ 0, 4 }, { 1, 2 ^ 61 }, 0)
+    assert.same({ 0, 1 }, nd.matmul(e, nd.ones(4, 1, "float32")):size())
+  end)
+
+  it("unfold of an expanded tensor whose window count overflows (found by libFuzzer)", function()
+    assert_error_matches(function() return nd.zeros(1):expand(2 ^ 40):unfold(1, 2 ^ 30, 1) end,
+      "unfold:", "too many elements")
+    local ok = nd.zeros(1):expand(2 ^ 20):unfold(1, 4, 1)
+    assert.same({ 2 ^ 20 - 3, 4 }, ok:size())
   end)
 end)
 

@@ -62,15 +62,18 @@ static void view_operand(operand *o, int nd, const int64_t *size,
                          const int64_t *stride, int has_rows, int has_cols,
                          int nbd) {
   int bd = nd - has_rows - has_cols;
-  /* The stride of a dim of size 1 is never stepped and may be anything
-   * (as_strided): record 0, so no byte stride derived from it overflows. */
+  /* Strides of size-1 dims, and every stride of an empty operand, are
+   * never stepped and may be anything (as_strided): record 0, so no byte
+   * stride derived from them overflows. */
+  int empty = 0;
+  for (int i = 0; i < nd; i++) empty |= size[i] == 0;
   o->rows = has_rows ? size[bd] : 1;
-  o->rs = has_rows && size[bd] > 1 ? stride[bd] : 0;
+  o->rs = has_rows && size[bd] > 1 && !empty ? stride[bd] : 0;
   o->cols = has_cols ? size[nd - 1] : 1;
-  o->cs = has_cols && size[nd - 1] > 1 ? stride[nd - 1] : 0;
+  o->cs = has_cols && size[nd - 1] > 1 && !empty ? stride[nd - 1] : 0;
   for (int j = 0; j < nbd; j++) {
     int i = j - (nbd - bd);
-    o->bst[j] = i >= 0 && size[i] != 1 ? stride[i] : 0;
+    o->bst[j] = i >= 0 && size[i] > 1 && !empty ? stride[i] : 0;
   }
 }
 

@@ -358,6 +358,14 @@ nd_status nd_unfold(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
   h.size[t->ndim] = size;
   h.stride[t->ndim] = t->stride[dim];
   h.ndim++;
+  /* Windows overlap, so the count can outgrow the input's (an expanded
+   * {2^40} unfolded by 2^30): the new count must still fit. */
+  int64_t numel = 1;
+  for (int i = 0; i < h.ndim && nd_numel(t) > 0; i++)
+    if (nd_mul_ovf(numel, h.size[i], &numel))
+      return nd_fail(e, ND_EOVERFLOW,
+                     "unfold: %lld windows of %lld elements have too many "
+                     "elements", (long long)h.size[dim], (long long)size);
   return done(out, &h);
 }
 
@@ -378,7 +386,10 @@ nd_status nd_diagonal(nd_err *e, nd_tensor *out, const nd_tensor *t,
     n = offset <= -s1 ? 0 : (s1 + offset < s2 ? s1 + offset : s2);
     if (n > 0) h.offset -= offset * t->stride[d1];
   }
-  int64_t st = t->stride[d1] + t->stride[d2];
+  /* Only an empty tensor can carry strides whose sum overflows (a
+   * non-empty one steps both within its storage); its strides are free. */
+  int64_t st;
+  if (nd_add_ovf(t->stride[d1], t->stride[d2], &st)) st = 0;
   drop_dim(&h, d1 > d2 ? d1 : d2);
   drop_dim(&h, d1 < d2 ? d1 : d2);
   h.size[h.ndim] = n;
@@ -398,7 +409,7 @@ nd_status nd_flip(nd_err *e, nd_tensor *out, const nd_tensor *t, int ndims,
       return e->code;
     if (seen[d]++)
       return nd_fail(e, ND_EINVAL, "flip: dim %d repeated", d + e->base);
-    if (t->size[d] > 1) {
+    if (t->size[d] > 1 && nd_numel(t) > 0) { /* empty: strides are free */
       h.offset += (t->size[d] - 1) * t->stride[d];
       h.stride[d] = -t->stride[d];
     }
