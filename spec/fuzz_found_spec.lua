@@ -38,6 +38,21 @@ describe("sort, indexing and masks on extreme views (found by libFuzzer)", funct
     assert.same({ 2, 0 }, e:index_select(2, nd.zeros(0, "int64")):size())
     assert.same({ 2, 0 }, e:gather(2, nd.zeros(2, 0, "int64")):size())
   end)
+
+  it("index_select and gather into a dim of size 0 of an empty tensor with a huge stride say out of range", function()
+    local t = nd.zeros(1):as_strided({ 0, 2 }, { 1, 2 ^ 62 }, 0)
+    assert_error_matches(function() return t:gather(1, nd.ones(2, 2, "int64")) end,
+      "gather:", "out of range")
+    assert_error_matches(function() return t:index_select(1, nd.ones(2, "int64")) end,
+      "index_select:", "out of range")
+  end)
+
+  it("gathers, scatters and selects nothing from an empty tensor with a huge stride", function()
+    local t = nd.zeros(1):as_strided({ 0, 2 }, { 1, 2 ^ 60 }, 0)
+    assert.same({ 0, 2 }, t:gather(2, nd.zeros(0, 2, "int64")):size())
+    assert.same({ 0, 2 }, t:scatter_add_(2, nd.zeros(0, 2, "int64"), nd.zeros(0, 2)):size())
+    assert.same({ 0, 0 }, t:index_select(2, nd.zeros(0, "int64")):size())
+  end)
 end)
 
 describe(".npy headers (found by libFuzzer)", function()

@@ -189,9 +189,9 @@ static void geometry(input *in) {
 
 /* ---- the tensor families: sort/argsort/topk, index_select/gather/
  * scatter_add, masked_select, nonzero ---------------------------------- *
- * Operands are fuzzed strided views (as_strided over three wrapped
- * storages: float64, int64, bool) with fuzzed, possibly out-of-range
- * index tensors. Each call is compared with a naive loop: the status with
+ * Operands are fuzzed strided views (as_strided over four wrapped
+ * storages: float64, int64, int32, bool) with fuzzed, possibly
+ * out-of-range int64/int32 index tensors. Each call is compared with a naive loop: the status with
  * a model of the documented rules (dims, shapes, positions, overlap), a
  * result element by element, and the storages with snapshots (a failed
  * call writes nothing; a read-only call never writes; scatter_add writes
@@ -201,19 +201,23 @@ static void geometry(input *in) {
 #define FAM_LIM 256
 static double fcells[CELLS];
 static int64_t icells[CELLS];
+static int32_t jcells[CELLS];
 static uint8_t bcells[CELLS];
 static double fsnap[CELLS];
 static int64_t isnap[CELLS];
+static int32_t jsnap[CELLS];
 static uint8_t bsnap[CELLS];
 
 static void snap(void) {
   memcpy(fsnap, fcells, sizeof fcells);
   memcpy(isnap, icells, sizeof icells);
+  memcpy(jsnap, jcells, sizeof jcells);
   memcpy(bsnap, bcells, sizeof bcells);
 }
 static int unchanged(void) {
   return !memcmp(fsnap, fcells, sizeof fcells) &&
          !memcmp(isnap, icells, sizeof icells) &&
+         !memcmp(jsnap, jcells, sizeof jcells) &&
          !memcmp(bsnap, bcells, sizeof bcells);
 }
 
@@ -240,6 +244,7 @@ static void fill_cells(input *in) {
     default: fcells[i] = (double)v;
     }
     icells[i] = huge && (r >> 36) % 8 == 0 ? (int64_t)rng(&s) : v;
+    jcells[i] = huge && (r >> 52) % 8 == 0 ? (int32_t)rng(&s) : (int32_t)v;
     bcells[i] = (r >> 44) & 1;
   }
 }
@@ -536,29 +541,31 @@ static void fam_nonzero(const nd_tensor *t) {
 
 static void families(input *in) {
   nd_err e = {0};
-  nd_tensor F = ND_UNSET, I = ND_UNSET, B = ND_UNSET;
+  nd_tensor F = ND_UNSET, I = ND_UNSET, J = ND_UNSET, B = ND_UNSET;
   int64_t n = CELLS;
   fill_cells(in);
   if (nd_wrap(&e, &F, fcells, sizeof fcells, ND_FLOAT64, 1, &n, NULL, NULL, NULL) ||
       nd_wrap(&e, &I, icells, sizeof icells, ND_INT64, 1, &n, NULL, NULL, NULL) ||
+      nd_wrap(&e, &J, jcells, sizeof jcells, ND_INT32, 1, &n, NULL, NULL, NULL) ||
       nd_wrap(&e, &B, bcells, sizeof bcells, ND_BOOL, 1, &n, NULL, NULL, NULL))
     abort();
   for (int steps = 0; steps < 4 && in->n; steps++) {
     const uint8_t op = byte(in);
     const nd_tensor *data = op & 8 ? &I : &F;
     nd_tensor t = ND_UNSET, x = ND_UNSET, s = ND_UNSET;
-    /* index (and mask) from I, B; src from F or I */
+    /* index from I or J (int32), mask from B; src from F or I */
+    const nd_tensor *index = op & 64 ? &J : &I;
     if (!fam_view(in, &t, op % 7 == 6 && op & 16 ? &B : data)) goto next;
     if (nd_numel(&t) > FAM_LIM) goto next;
     snap();
     switch (op % 7) {
     case 0: case 1: fam_sort(in, &t); break;
     case 2: case 3:
-      if (fam_view(in, &x, &I) && nd_numel(&x) <= FAM_LIM)
+      if (fam_view(in, &x, index) && nd_numel(&x) <= FAM_LIM)
         fam_gather(in, &t, &x, op % 7 == 2);
       break;
     case 4:
-      if (fam_view(in, &x, &I) && nd_numel(&x) <= FAM_LIM &&
+      if (fam_view(in, &x, index) && nd_numel(&x) <= FAM_LIM &&
           fam_view(in, &s, op & 32 ? &I : &F) && nd_numel(&s) <= FAM_LIM)
         fam_scatter_add(in, &t, &x, &s);
       break;
@@ -575,6 +582,7 @@ static void families(input *in) {
   }
   nd_release(&F);
   nd_release(&I);
+  nd_release(&J);
   nd_release(&B);
 }
 

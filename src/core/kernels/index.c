@@ -214,10 +214,11 @@ static nd_loop_fn move_loop(int op, int dtype, int index_dtype) {
   }
 }
 
-/* The stride of dim d in steps taken: a dim of one element (or none) is
- * never stepped, and its stride may be anything (even -2^63). */
+/* The stride of dim d in steps taken: a dim of one element (or none), or
+ * any dim of an empty t, is never stepped, and its stride may be anything
+ * (even -2^63). */
 static int64_t step(const nd_tensor *t, int d) {
-  return t->size[d] > 1 ? t->stride[d] : 0;
+  return t->size[d] > 1 && nd_numel(t) > 0 ? t->stride[d] : 0;
 }
 
 /* Runs op over ops (3 headers of one shape) along dim of the target t.
@@ -239,12 +240,17 @@ static int run_move(int op, const nd_tensor *const *ops, const nd_tensor *t,
   return x.bad;
 }
 
-/* A borrowed header (no reference) of t with `size`, stride[dim] = 0. */
+/* A borrowed header (no reference) of t with `size`, stride[dim] = 0.
+ * With no position along dim t is empty and may carry any strides (even
+ * -2^63): nothing is read through the line then, and its strides are 0. */
 static nd_tensor line_view(const nd_tensor *t, int dim, int ndim,
                            const int64_t *size) {
   nd_tensor v = *t;
   v.ndim = ndim;
-  for (int d = 0; d < ndim; d++) v.size[d] = size[d];
+  for (int d = 0; d < ndim; d++) {
+    v.size[d] = size[d];
+    if (t->size[dim] == 0) v.stride[d] = 0;
+  }
   v.stride[dim] = 0;
   return v;
 }
