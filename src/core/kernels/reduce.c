@@ -20,7 +20,7 @@ enum { LEAF = 1024, MAX_PARTS = 64, RB = 1024 };
 enum { K_SUM, K_FSUM, K_SQSUM, K_PROD, K_MIN, K_MAX, K_ALL, K_ANY, K_N };
 
 #if ND_IFUNC
-#define KERNEL __attribute__((target_clones("avx2", "default")))
+#define KERNEL __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define KERNEL
 #endif
