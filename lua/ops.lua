@@ -57,7 +57,9 @@ return function(ext)
   local opnd = ffi.new("ndffi2_operand[2]")
   local function scalar(o, v)
     o.t = nil
-    if v == floor(v) and v >= -2 ^ 63 and v < 2 ^ 63 then
+    -- -0.0 stays a float (lops.c's ndL_integral): as an integer it
+    -- would lose its sign (bool * -0.0 is -0.0, a float)
+    if v == floor(v) and v >= -2 ^ 63 and v < 2 ^ 63 and (v ~= 0 or 1 / v > 0) then
       o.dtype, o.i = INT64, v
     else
       o.dtype, o.f = FLOAT64, v

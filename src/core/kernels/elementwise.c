@@ -362,8 +362,49 @@ nd_status nd_ew_check_mode(nd_err *e, const char *fn, int mode) {
   return nd_fail(e, ND_EINVAL, "%s: unknown mode %d", fn, mode);
 }
 
+/* t op scalar (or scalar op t) into out, small, contiguous, where the
+ * scalar is weak and the result keeps t's dtype: straight to the kernel
+ * with the scalar as a stride-0 operand (a:mul(0.016, out) per frame).
+ * Returns 0 when the case is not this one. */
+static int scalar_fast(nd_tensor *out, int mode, int op, const nd_operand *a,
+                       const nd_operand *b) {
+  const nd_operand *t = a->t ? a : b, *s = a->t ? b : a;
+  if (mode != ND_OUT || !t->t || s->t || !out->storage || !t->t->storage ||
+      (op != ND_ADD && op != ND_SUB && op != ND_MUL && op != ND_DIV &&
+       op != ND_MAXIMUM && op != ND_MINIMUM))
+    return 0;
+  const nd_tensor *x = t->t;
+  int dt = x->dtype;
+  char kind = nd_dtype_kind(dt);
+  if (out->dtype != dt || kind == 'b' ||
+      !(s->dtype == ND_FLOAT64 ? kind == 'f' : s->dtype == ND_INT64) ||
+      (op == ND_DIV && kind != 'f') || out->ndim != x->ndim ||
+      memcmp(out->size, x->size, sizeof(int64_t) * (size_t)x->ndim) ||
+      !nd_is_contiguous(out) || !nd_is_contiguous(x))
+    return 0;
+  int64_t n = nd_numel(out), es = esize(dt);
+  if (n >= grain_of(op)) return 0;
+  char *po = data_of(out, es), *px = data_of(x, es);
+  if (po != px && po < px + n * es && px < po + n * es) return 0;
+  union { float f32; double f64; int32_t i32; int64_t i64; uint8_t u8; } v;
+  switch (dt) {
+  case ND_FLOAT32: v.f32 = s->dtype == ND_FLOAT64 ? (float)s->f : (float)s->i; break;
+  case ND_FLOAT64: v.f64 = s->dtype == ND_FLOAT64 ? s->f : (double)s->i; break;
+  case ND_INT32: v.i32 = (int32_t)(uint32_t)s->i; break;
+  case ND_INT64: v.i64 = s->i; break;
+  case ND_UINT8: v.u8 = (uint8_t)s->i; break;
+  default: return 0;
+  }
+  if (n == 0) return 1;
+  char *p[3] = {po, a->t ? px : (char *)&v, a->t ? (char *)&v : px};
+  int64_t st[3] = {es, a->t ? es : 0, a->t ? 0 : es};
+  nd_binary_kernels[dt][op](p, st, n, NULL);
+  return 1;
+}
+
 nd_status nd_binary(nd_err *e, nd_tensor *out, int mode, int op,
                     const nd_operand *a, const nd_operand *b) {
+  if (scalar_fast(out, mode, op, a, b)) return ND_OK;
   if (op < ND_ADD || op > ND_GE)
     return nd_fail(e, ND_EINVAL, "binary: %d is not a binary op", op);
   const char *fn = nd_op_name_mode(op, mode);
