@@ -83,6 +83,19 @@ static int size_class(size_t n, size_t *cap) {
   return c >= 0 && c < CACHE_CLASSES ? SMALL_CLASSES + c : -1;
 }
 
+/* How many blocks a class keeps: SMALL_PER small ones; of the others,
+ * CACHE_CLASS_BYTES' worth, at least CACHE_PER. The collector frees a
+ * batch of temporaries at once (one cycle per 2 MiB of tensor bytes, see
+ * lnd.c): 14 results of 144 KiB that came back to a cache of 8 sent 6 to
+ * malloc, whose heap trim and fresh page faults made s + s on 18,000
+ * doubles 15x slower than its out= form in a loop. */
+#define CACHE_CLASS_BYTES ((size_t)8 << 20)
+static int per_class(int c, size_t cap) {
+  if (c < SMALL_CLASSES) return SMALL_PER;
+  size_t n = CACHE_CLASS_BYTES / cap;
+  return n > CACHE_PER ? (int)n : CACHE_PER;
+}
+
 static int cache_on(void) {
   int on = __atomic_load_n(&cache.on, __ATOMIC_RELAXED);
   if (!on) {
@@ -113,7 +126,7 @@ static void block_free(void *p, size_t n) {
   int c = cache_on() ? size_class(n, &cap) : -1;
   if (c >= 0) {
     cache_lock();
-    int kept = cache.count[c] < (c < SMALL_CLASSES ? SMALL_PER : CACHE_PER) &&
+    int kept = cache.count[c] < per_class(c, cap) &&
                cache.bytes + cap <= CACHE_BYTES;
     if (kept) {
       *(void **)p = cache.head[c];
