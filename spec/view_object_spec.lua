@@ -125,7 +125,7 @@ describe("small contiguous operands (the direct kernel path)", function()
             local okc, got = pcall(call, x)
             assert.equals(ok, okc, dt .. " " .. op .. " " .. s)
             if ok then
-              local what = ("%s %s %s (left %s)"):format(dt, op, s, left)
+              local what = ("%s %s %s (left %s)"):format(dt, op, s, tostring(left))
               check(what .. " new", want, got)
               for _, ffi in ipairs({ true, false }) do
                 nd.use_ffi(ffi)

@@ -413,7 +413,8 @@ static int small_fast(nd_err *e, nd_tensor *out, int mode, int op,
     if ((!(po == px && es == eo) && po < px + n * es && px < po + n * eo) ||
         (y && !(po == py && es == eo) && po < py + n * es && py < po + n * eo))
       return 0;
-  } else if ((*st = nd_alloc_tensor(e, out, odt, x->ndim, x->size, 0))) {
+  } else if (nd_alloc_tensor(e, out, odt, x->ndim, x->size, 0)) {
+    *st = nd_err_rename(e, nd_op_name_mode(op, mode)); /* mul:, not empty: */
     return 1;
   }
   *st = ND_OK;
@@ -489,7 +490,7 @@ nd_status nd_unary(nd_err *e, nd_tensor *out, int mode, int op,
       ok = ok && ((po == pa && es == eo) || po + n * eo <= pa ||
                   pa + n * es <= po);
     } else if (nd_alloc_tensor(e, out, rdt, a->ndim, a->size, 0)) {
-      return e->code;
+      return nd_err_rename(e, fn);
     }
     if (ok) {
       char *p[2] = {n ? data_of(out, eo) : NULL, pa};
