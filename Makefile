@@ -266,7 +266,7 @@ build-fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) include/nd.h $(CORE_HDR) | f
 fuzz-deps:
 	@$(MAKE) --no-print-directory install-pkgs PKGS="clang libclang-rt-14-dev"
 fuzz-libfuzzer: build-fuzz/fuzz_core
-	@build-fuzz/fuzz_core -max_total_time=$(FUZZ_TIME) -runs=$(FUZZ_RUNS) -seed=$(FUZZ_SEED) \
+	@mkdir -p build-fuzz/corpus; build-fuzz/fuzz_core -timeout=30 -max_total_time=$(FUZZ_TIME) -runs=$(FUZZ_RUNS) -seed=$(FUZZ_SEED) \
 	  -print_final_stats=1 -artifact_prefix=build-fuzz/ build-fuzz/corpus tests/fuzz_corpus \
 	  > build-fuzz/log 2>&1; \
 	  status=$$?; grep -E "^(stat::number_of_executed_units|Done|==|SUMMARY|invariant|INFO: seed)" build-fuzz/log; \

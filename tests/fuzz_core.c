@@ -81,6 +81,10 @@ static void check_matmul(const nd_tensor *a, const nd_tensor *b) {
   if (a->ndim != 2 || b->ndim != 2 || a->dtype != ND_FLOAT64 ||
       b->dtype != ND_FLOAT64 || nd_numel(a) > 4096 || nd_numel(b) > 4096)
     return;
+  /* {m,0} @ {0,n} has empty operands but m*n results: keep the naive
+   * loop (and the allocation) small, or one input runs for minutes. */
+  if (a->size[0] > 4096 || b->size[1] > 4096 || a->size[0] * b->size[1] > 65536)
+    return;
   if (nd_matmul(&e, &r, a, b)) {
     CHECK(a->size[1] != b->size[0] || e.code == ND_ENOMEM ||
           e.code == ND_EOVERFLOW); /* {n,0} @ {0,n}: n*n may not fit */
