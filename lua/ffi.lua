@@ -30,6 +30,7 @@ return function(ext)
     if want == on then return end
     on = want
     for _, f in ipairs(fast) do f[1][f[2]] = on and f[3] or f[4] end
+    if ext.sync_view_metatable then ext.sync_view_metatable() end
   end
   function ext.fast(tbl, key, f, slow)
     slow = slow or tbl[key]
@@ -56,7 +57,7 @@ return function(ext)
       ndffi2_storage *storage; int64_t offset; int32_t dtype; int32_t ndim;
       int64_t size[16]; int64_t stride[16];
     } ndffi2_tensor;]],
-    ndffi2_lobj = "typedef struct ndffi2_lobj { uint64_t tag; ndffi2_tensor *t; void *free; void *ud; } ndffi2_lobj;",
+    ndffi3_lobj = "typedef struct ndffi3_lobj { uint64_t tag; ndffi2_tensor *t; void *free; void *ud; uint64_t kind; } ndffi3_lobj;",
     ndffi2_plan = [[typedef struct ndffi2_plan {
       int routine, dtype, col_major; char transa, transb;
       int64_t m, n, k, lda, ldb, ldc, incx, incy, batch;
@@ -81,7 +82,7 @@ return function(ext)
       int (*unary)(ndffi2_err *, ndffi2_tensor *, int, int, const ndffi2_tensor *);
     } ndffi2_api;]],
   }
-  local order = { "ndffi2_err", "ndffi2_storage", "ndffi2_tensor", "ndffi2_lobj",
+  local order = { "ndffi2_err", "ndffi2_storage", "ndffi2_tensor", "ndffi3_lobj",
     "ndffi2_plan", "ndffi2_operand", "ndffi2_api" }
   for _, name in ipairs(order) do
     if not pcall(ffi.typeof, name) then
@@ -90,7 +91,7 @@ return function(ext)
   end
   local sizes = C.struct_sizes()
   local mine = { nd_tensor = "ndffi2_tensor", nd_err = "ndffi2_err",
-    nd_blas_plan = "ndffi2_plan", nd_lobj = "ndffi2_lobj" }
+    nd_blas_plan = "ndffi2_plan", nd_lobj = "ndffi3_lobj" }
   for cname, size in pairs(sizes) do
     local n = mine[cname]
     if not n or ffi.sizeof(n) ~= size then return end -- nd.h drifted: no FFI
@@ -98,13 +99,16 @@ return function(ext)
 
   local lib = ffi.cast("const ndffi2_api *", C.ffi_api())
   local LIVE = C.tags()
-  local mt, getmetatable, cast = ext.metatable, getmetatable, ffi.cast
-  local obj_ptr = ffi.typeof("ndffi2_lobj *")
+  local mt, vmt, getmetatable, cast = ext.metatable, ext.view_metatable, getmetatable, ffi.cast
+  local obj_ptr = ffi.typeof("ndffi3_lobj *")
   -- A light userdata has no metatable of its own: one set on all of them
   -- (debug.setmetatable) would let an arbitrary address through.
   local light = C.ffi_api()
   local function live(t)
-    if getmetatable(t) ~= mt or getmetatable(light) == mt then return nil end
+    local m = getmetatable(t)
+    if m ~= mt and m ~= vmt then return nil end
+    m = getmetatable(light)
+    if m == mt or m == vmt then return nil end
     local o = cast(obj_ptr, t)
     if o.tag ~= LIVE then return nil end
     local h = o.t -- never NULL while live

@@ -5,7 +5,7 @@ local C, import = ...
 
 local nd = { _VERSION = "0.1.0" }
 local methods = {}
-local mt = C.metatable
+local mt, vmt = C.metatable, C.view_metatable
 
 -- Functions that do not take a tensor first: module functions only.
 local module_only = {
@@ -24,7 +24,7 @@ local internal = {
   metatable = true, size_metatable = true, index = true, newindex = true,
   header = true, __len = true, modules = true, library_path = true,
   struct_sizes = true, state = true, check = true, tags = true,
-  ffi_api = true, shared = true, wrap_raw = true,
+  ffi_api = true, shared = true, wrap_raw = true, view_metatable = true,
 }
 
 for name, f in pairs(C) do
@@ -66,7 +66,21 @@ nd.methods = methods
 -- Every other embedded module (lua/NAME.lua) is an extension: a function
 -- of this table that adds functions and methods. ffi.lua goes first: it
 -- sets ext.ffi (nil outside LuaJIT) for the fast paths of the others.
-local ext = { nd = nd, methods = methods, metatable = mt, C = C }
+-- Views have a metatable of their own (no __gc: see src/lua/lnd.c) that
+-- mirrors this one; whatever changes a field of mt (ffi.lua's switch
+-- between fast and classic paths) syncs it.
+local getmetatable = getmetatable
+local function is_tensor(v)
+  local m = getmetatable(v)
+  return m == mt or m == vmt
+end
+local function sync_view_metatable()
+  for k, v in pairs(mt) do
+    if k ~= "__gc" then vmt[k] = v end
+  end
+end
+local ext = { nd = nd, methods = methods, metatable = mt, view_metatable = vmt,
+  C = C, is_tensor = is_tensor, sync_view_metatable = sync_view_metatable }
 local skip = { nd = true, print = true, ffi = true, testing = true }
 import("ffi")(ext)
 local names = C.modules()
@@ -74,6 +88,8 @@ table.sort(names)
 for _, name in ipairs(names) do
   if not skip[name] then import(name)(ext) end
 end
+
+sync_view_metatable()
 
 -- require "nd.testing" (luassert assertions): on demand, never at load.
 if package and package.preload then

@@ -4,7 +4,7 @@
 -- directly: no Lua C API frame, no argument parsing).
 return function(ext)
   local nd, methods, mt, C = ext.nd, ext.methods, ext.metatable, ext.C
-  local getmt, error = getmetatable, error
+  local is_tensor, error = ext.is_tensor, error
 
   -- Elementwise, a number on either side; `*` is not matmul. Lua's `==`
   -- and `<` stay identity / undefined (use eq, lt, nd.equal).
@@ -30,7 +30,7 @@ return function(ext)
 
   -- Same shape and equal values (NaN is not equal to itself).
   define("equal", function(a, b)
-    if getmt(a) ~= mt or getmt(b) ~= mt then
+    if not is_tensor(a) or not is_tensor(b) then
       error("equal: expected two tensors", 2)
     end
     return same_size(a, b) and C.eq(a, b):all()
@@ -39,7 +39,7 @@ return function(ext)
   -- |a - b| <= atol + rtol * |b| everywhere (equal infinities are close),
   -- broadcasting as the other ops do.
   define("allclose", function(a, b, rtol, atol)
-    if getmt(a) ~= mt or getmt(b) ~= mt then
+    if not is_tensor(a) or not is_tensor(b) then
       error("allclose: expected two tensors", 2)
     end
     rtol, atol = rtol or 1e-5, atol or 1e-8
@@ -57,7 +57,9 @@ return function(ext)
   local opnd = ffi.new("ndffi2_operand[2]")
   local function scalar(o, v)
     o.t = nil
-    if v == floor(v) and v >= -2 ^ 63 and v < 2 ^ 63 then
+    -- -0.0 stays a float (lops.c's ndL_integral): as an integer it
+    -- would lose its sign (bool * -0.0 is -0.0, a float)
+    if v == floor(v) and v >= -2 ^ 63 and v < 2 ^ 63 and (v ~= 0 or 1 / v > 0) then
       o.dtype, o.i = INT64, v
     else
       o.dtype, o.f = FLOAT64, v

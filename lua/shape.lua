@@ -4,7 +4,7 @@
 -- user called, even when a C function underneath raised it.
 return function(ext)
   local nd, methods, mt = ext.nd, ext.methods, ext.metatable
-  local getmt, type, floor, pcall, error = getmetatable, type, math.floor, pcall, error
+  local is_tensor, type, floor, pcall, error = ext.is_tensor, type, math.floor, pcall, error
   local unpack = table.unpack or unpack
   local dbg = debug
 
@@ -41,7 +41,7 @@ return function(ext)
   local function as(fn, f, ...) return rethrow(fn, pcall(f, ...)) end
 
   local function check(fn, t, what)
-    if getmt(t) ~= mt then
+    if not is_tensor(t) then
       raise("%s: %s must be a tensor, got %s", fn, what or "argument 1", type(t))
     end
     return t
@@ -256,7 +256,7 @@ return function(ext)
   -- ---- meshgrid ("ij"), hstack, vstack ----
   define("meshgrid", function(...)
     local ts = { ... }
-    if #ts == 1 and type(ts[1]) == "table" and getmt(ts[1]) ~= mt then ts = ts[1] end
+    if #ts == 1 and type(ts[1]) == "table" and not is_tensor(ts[1]) then ts = ts[1] end
     if #ts == 0 then raise("meshgrid: expects at least one tensor") end
     local shape = {}
     for i, x in ipairs(ts) do
@@ -276,8 +276,8 @@ return function(ext)
   end)
 
   local function list(fn, ts)
-    if type(ts) ~= "table" or getmt(ts) == mt then
-      raise("%s: expected a list of tensors, got %s", fn, getmt(ts) == mt and "a tensor" or type(ts))
+    if type(ts) ~= "table" or is_tensor(ts) then
+      raise("%s: expected a list of tensors, got %s", fn, is_tensor(ts) and "a tensor" or type(ts))
     end
     if #ts == 0 then raise("%s: expected a non-empty list", fn) end
     for i = 1, #ts do check(fn, ts[i], "list entry " .. i) end

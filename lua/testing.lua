@@ -10,7 +10,7 @@ return function(ext)
   local nd, mt = ext.nd, ext.metatable
   local SHOW = 5 -- mismatching positions shown
 
-  local function is_tensor(v) return getmetatable(v) == mt end
+  local is_tensor = ext.is_tensor
   local function as_tensor(v, like)
     if is_tensor(v) then return v end
     local dt = is_tensor(like) and like:dtype() or nil

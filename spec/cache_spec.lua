@@ -25,6 +25,21 @@ describe("the storage block cache", function()
     end
   end)
 
+  it("never hands out a small block twice (tiny tensors and headers)", function()
+    local keep = {}
+    for i = 1, 3000 do
+      local t = nd.full({ 1 + i % 7 }, i) -- sizes across several classes
+      if i % 3 == 0 then keep[#keep + 1] = t end
+      if i % 500 == 0 then collectgarbage() end
+    end
+    collectgarbage()
+    for k, t in ipairs(keep) do
+      local i = 3 * k
+      assert.equals(1 + i % 7, t:numel())
+      assert.equals(i * t:numel(), t:sum())
+    end
+  end)
+
   it("keeps a temporaries loop bounded", function()
     local s = nd.rand(18000)
     collectgarbage()

@@ -178,3 +178,134 @@ describe("reductions down the columns (row blocks)", function()
     assert.same({ 1 * 4 * 7 * 10 * 13, 2 * 5 * 8 * 11 * 14, 3 * 6 * 9 * 12 * 15 }, i:prod(1):totable())
   end)
 end)
+
+describe("min/max/argmin/argmax along contiguous rows (vector blocks)", function()
+  -- Reference: the scalar scan, NaN wins and the first of equals stays.
+  local function ref(xs, ismax)
+    local best, bi = xs[1], 1
+    for k = 2, #xs do
+      if best ~= best then break end
+      local x = xs[k]
+      if x ~= x or (ismax and x > best) or (not ismax and x < best) then best, bi = x, k end
+    end
+    return best, bi
+  end
+  local function num(x) -- bool elements as 0/1
+    if type(x) == "boolean" then return x and 1 or 0 end
+    return x
+  end
+  local function check(t, what) -- t: 2-D, rows reduced along dim 2 and whole
+    local r, c = t:size(1), t:size(2)
+    for _, ismax in ipairs({ true, false }) do
+      local v, i
+      if ismax then v, i = t:max(2) else v, i = t:min(2) end
+      local ai = ismax and t:argmax(2) or t:argmin(2)
+      local all = {}
+      for row = 1, r do
+        local xs = {}
+        for k = 1, c do xs[k] = num(t:get(row, k)); all[#all + 1] = xs[k] end
+        local wv, wi = ref(xs, ismax)
+        if not (same(num(v:get(row)), wv) and i:get(row) == wi and ai:get(row) == wi) then
+          error(("%s %s row %d of %d: got %s@%s (arg %s), want %s@%s"):format(what,
+            ismax and "max" or "min", row, c, v:get(row), i:get(row), ai:get(row), wv, wi))
+        end
+      end
+      local wv, wi = ref(all, ismax)
+      local gi = ismax and t:argmax() or t:argmin()
+      local gv = num(ismax and t:max() or t:min())
+      if not (gi == wi and same(gv, wv)) then
+        error(("%s whole %s: got %s@%s, want %s@%s"):format(what, ismax and "max" or "min",
+          gv, gi, wv, wi))
+      end
+    end
+  end
+
+  for _, dt in ipairs({ "float32", "float64", "int32", "int64", "uint8", "bool" }) do
+    it("matches the scalar scan at every length and placement, " .. dt, function()
+      local isf = dt:sub(1, 5) == "float"
+      -- lengths around the vector widths (4..32 lanes, 4 chains) and 512-blocks
+      for _, n in ipairs({ 1, 2, 7, 8, 15, 16, 31, 33, 63, 64, 65, 127, 129, 511, 512, 513, 1025, 1600 }) do
+        -- few distinct values: ties within and across blocks
+        local t = nd.rand(6, n):mul(5):floor():sub(dt == "uint8" and 0 or 2)
+        if dt == "bool" then t = t:gt(0) end
+        t = t:to(dt)
+        if isf then
+          t[{ 2, n }] = 0 / 0                     -- NaN last
+          t[{ 3, math.max(1, n - 3) }] = 0 / 0    -- NaN late
+          if n > 600 then t[{ 3, 520 }] = 0 / 0 end -- in the second block, first
+          t[{ 4, 1 }] = 0 / 0                     -- NaN first
+          t[{ 5, math.ceil(n / 2) }] = math.huge  -- an extreme in the middle
+          t[{ 5, n }] = -math.huge
+          t[6]:fill_(-0.0)                         -- signed zeros: the first stays
+          for k = 1, n, 3 do t[{ 6, k }] = 0.0 end
+        end
+        check(t, dt .. " n=" .. n)
+        if n > 1 then
+          check(t:narrow(2, 2, n - 1), dt .. " offset n=" .. n)
+          check(t:flip(2), dt .. " reversed n=" .. n)       -- negative stride
+        end
+        if n > 2 then check(t[{ {}, { 1, n, 2 } }], dt .. " stepped n=" .. n) end
+      end
+      if isf then -- all -inf rows, all +inf rows and one extreme per block
+        local t = nd.full({ 2, 1100 }, -math.huge, dt)
+        t[2]:fill_(math.huge)
+        check(t, dt .. " infinities")
+        local u = nd.zeros(2, 1100, dt)
+        u[{ 1, 700 }] = 5; u[{ 1, 1099 }] = 5; u[{ 2, 3 }] = -5; u[{ 2, 900 }] = -5
+        check(u, dt .. " ties across blocks")
+      else
+        local lo, hi = ({ int32 = { -2 ^ 31, 2 ^ 31 - 1 }, int64 = { -2 ^ 53, 2 ^ 53 },
+          uint8 = { 0, 255 }, bool = { 0, 1 } })[dt][1], ({ int32 = { -2 ^ 31, 2 ^ 31 - 1 },
+          int64 = { -2 ^ 53, 2 ^ 53 }, uint8 = { 0, 255 }, bool = { 0, 1 } })[dt][2]
+        local t = nd.full({ 2, 700 }, lo, dt)
+        t[2]:fill_(hi)
+        check(t, dt .. " extreme values")
+      end
+    end)
+  end
+end)
+
+describe("transposing copies at sizes off the tile grid", function()
+  -- Tiles are 16x16 / 8x8 (AVX-512), 8x16 / 4x8 (AVX2), 16x64 bytes; edges
+  -- use tiles flush with the last row or column, overlapping done work.
+  local sizes = { 1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 100, 130 }
+  it("t():contiguous() equals the element-by-element transpose, every dtype", function()
+    for _, dt in ipairs({ "float32", "float64", "int32", "int64", "uint8", "bool" }) do
+      for _, r in ipairs(sizes) do
+        for _, c in ipairs({ 1, 9, 16, 17, 64, 65, 71, 130 }) do
+          local a = nd.rand(r, c):mul(200):sub(100)
+          if dt == "bool" then a = a:gt(0) end
+          a = a:to(dt)
+          local t = a:t():contiguous()
+          assert.same({ c, r }, t:size())
+          for i = 1, c do
+            for j = 1, r do
+              if t:get(i, j) ~= a:get(j, i) then
+                error(("%s %dx%d: t[%d][%d] = %s, want %s"):format(dt, r, c, i, j,
+                  tostring(t:get(i, j)), tostring(a:get(j, i))))
+              end
+            end
+          end
+        end
+      end
+    end
+  end)
+  it("large transposes (streaming stores) and views of them agree", function()
+    for _, sz in ipairs({ { 1000, 1000 }, { 1031, 1017 }, { 1024, 1030 } }) do
+      for _, dt in ipairs({ "float32", "float64", "uint8" }) do
+        local a = nd.arange(sz[1] * sz[2]):view(sz[1], sz[2]):to(dt)
+        local t = a:t():contiguous()
+        -- every element: t[i][j] == a[j][i] through a second transpose back
+        assert.is_true(nd.equal(t:t():contiguous(), a))
+        assert.equals(a:get(sz[1], 1), t:get(1, sz[1]))
+        assert.equals(a:get(1, sz[2]), t:get(sz[2], 1))
+        assert.equals(a:get(sz[1], sz[2]), t:get(sz[2], sz[1]))
+        -- a transposed stepped and a negative-stride source
+        local s = a[{ { 1, sz[1], 2 }, {} }]
+        assert.is_true(nd.equal(s:t():contiguous():t(), s))
+        local f = a:flip(2)
+        assert.is_true(nd.equal(f:t():contiguous():t(), f))
+      end
+    end
+  end)
+end)

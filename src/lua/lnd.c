@@ -42,6 +42,7 @@ nd_tensor *ndL_new(lua_State *L) {
   ndL_obj *o = lua_newuserdata(L, sizeof *o);
   o->tag = NDL_DEAD; /* not a tensor until the header is there */
   o->t = NULL;
+  o->kind = 0;
   /* The metatable under a light userdata key: no string interning. */
   lua_pushlightuserdata(L, (void *)&tag_anchor);
   lua_rawget(L, LUA_REGISTRYINDEX);
@@ -55,6 +56,79 @@ nd_tensor *ndL_new(lua_State *L) {
   memset(h, 0, sizeof *h);
   o->t = h;
   o->tag = NDL_LIVE;
+  return h;
+}
+
+/* Views: a view is a userdata without a finalizer, its header inline,
+ * holding no reference count of its own. Its environment (uservalue) is
+ * the anchor table {anchor} of the tensor it was taken from, made once per
+ * owner and shared by every view of it and of its views; the anchor is a
+ * small userdata holding one reference to the storage, released by the
+ * anchor's finalizer. So a view costs LuaJIT one allocation that the sweep
+ * frees -- no header allocation, no finalizer -- and its elements stay
+ * while any view reaches them, whatever happens to the owner (release(),
+ * __gc by hand). The debug library can replace a userdata's environment;
+ * like debug.setmetatable, that is outside what nd protects. */
+static const char view_key = 0;   /* registry: the view metatable */
+static const char anchor_key = 0; /* registry: the anchor metatable */
+#if LUA_VERSION_NUM >= 502
+#define get_anchor lua_getuservalue
+#define set_anchor lua_setuservalue
+#else
+#define get_anchor lua_getfenv
+#define set_anchor lua_setfenv
+#endif
+#if LUA_VERSION_NUM >= 504
+#define new_plain_udata(L, n) lua_newuserdatauv(L, n, 0)
+#else
+#define new_plain_udata(L, n) lua_newuserdata(L, n)
+#endif
+
+static int anchor_gc(lua_State *L) {
+  nd_storage **a = lua_touserdata(L, 1);
+  if (a && *a) {
+    nd_storage *s = *a;
+    *a = NULL;
+    nd_storage_release(s);
+  }
+  return 0;
+}
+
+nd_tensor *ndL_new_view(lua_State *L, int bidx) {
+  if (bidx < 0) bidx = lua_gettop(L) + bidx + 1;
+  ndL_obj *b = ndL_object(L, bidx);
+  if (!b || b->tag != NDL_LIVE || !b->t->storage)
+    ndL_check(L, bidx, "view"); /* raises */
+  if (b->kind & (NDL_VIEW | NDL_ANCHORED)) {
+    get_anchor(L, bidx);
+  } else {
+    lua_createtable(L, 1, 0);
+    nd_storage **a = new_plain_udata(L, sizeof *a);
+    *a = NULL;
+    lua_pushlightuserdata(L, (void *)&anchor_key);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    lua_setmetatable(L, -2);
+    nd_storage_retain(b->t->storage);
+    *a = b->t->storage;
+    lua_rawseti(L, -2, 1);
+    lua_pushvalue(L, -1);
+    set_anchor(L, bidx);
+    b->kind |= NDL_ANCHORED;
+  }
+  ndL_obj *o = lua_newuserdata(L, sizeof *o + sizeof(nd_tensor));
+  nd_tensor *h = (nd_tensor *)(o + 1);
+  h->storage = NULL;
+  h->ndim = 0;
+  o->tag = NDL_LIVE;
+  o->t = h;
+  o->free = NULL;
+  o->ud = NULL;
+  o->kind = NDL_VIEW;
+  lua_pushlightuserdata(L, (void *)&view_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_setmetatable(L, -2);
+  lua_insert(L, -2);
+  set_anchor(L, -2);
   return h;
 }
 
@@ -94,7 +168,7 @@ nd_tensor *ndL_check(lua_State *L, int idx, const char *fn) {
 static void drop(ndL_obj *o) {
   if (!o || o->tag != NDL_LIVE) return;
   o->tag = NDL_DEAD;
-  nd_release(o->t);
+  if (!(o->kind & NDL_VIEW)) nd_release(o->t); /* a view only borrows */
 }
 
 /* Pushes "file:line: " of the user's code that called into nd: the first
@@ -357,7 +431,7 @@ void ndL_set_elem(lua_State *L, int vidx, const nd_tensor *t,
 static int l_gc(lua_State *L) {
   ndL_obj *o = ndL_object(L, 1);
   drop(o);
-  if (o && o->t) { /* the header goes with the userdata, never before */
+  if (o && o->t && !(o->kind & NDL_VIEW)) { /* the header goes with the userdata, never before */
     nd_tensor *h = o->t;
     o->t = NULL;
     o->free(h, sizeof *h, o->ud);
@@ -473,6 +547,23 @@ int luaopen_nd(lua_State *L) {
   lua_pushlightuserdata(L, (void *)&tag_anchor); /* ndL_new's key */
   lua_pushvalue(L, -2);
   lua_rawset(L, LUA_REGISTRYINDEX);
+  /* The views' and anchors' metatables, made once per state (a second
+   * luaopen_nd, a hot reload, keeps them, as luaL_newmetatable does):
+   * lua/nd.lua gives the views' the tensor metatable's fields but __gc. */
+  lua_pushlightuserdata(L, (void *)&view_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  int fresh = lua_isnil(L, -1);
+  lua_pop(L, 1);
+  if (fresh) {
+    lua_pushlightuserdata(L, (void *)&anchor_key);
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, anchor_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_rawset(L, LUA_REGISTRYINDEX);
+    lua_pushlightuserdata(L, (void *)&view_key);
+    lua_newtable(L);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+  }
   lua_newtable(L); /* C: the raw functions, which lua/nd.lua arranges */
   ndL_register(L, fns);
   ndL_open_tensor(L);
@@ -494,6 +585,9 @@ int luaopen_nd(lua_State *L) {
   lua_setfield(L, -2, "struct_sizes");
   lua_pushvalue(L, -2);
   lua_setfield(L, -2, "metatable");
+  lua_pushlightuserdata(L, (void *)&view_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_setfield(L, -2, "view_metatable");
   luaL_newmetatable(L, "nd.Shared"); /* survives reloads (lua/ffi.lua) */
   lua_setfield(L, -2, "shared");
   luaL_newmetatable(L, "nd.SizeTable"); /* size()/stride() tables */

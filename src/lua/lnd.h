@@ -18,10 +18,14 @@
  * inside; bindings use ndL_new/ndL_check/ndL_test. */
 typedef struct ndL_obj {
   uint64_t tag;   /* NDL_LIVE or NDL_DEAD (released) */
-  nd_tensor *t;   /* from the allocator hook; freed by __gc only */
+  nd_tensor *t;   /* owner: from the allocator hook, freed by __gc only;
+                     view: inline, right after this struct */
   nd_free_fn free;
   void *ud;
+  uint64_t kind;  /* NDL_VIEW, NDL_ANCHORED (see lnd.c) */
 } ndL_obj;
+#define NDL_VIEW 1     /* no finalizer; holds no reference of its own */
+#define NDL_ANCHORED 2 /* an owner whose views exist (or existed) */
 /* The object at idx (live or released), NULL when idx holds no nd tensor. */
 ndL_obj *ndL_object(lua_State *L, int idx);
 
@@ -33,6 +37,15 @@ const char *ndL_typename(lua_State *L, int idx);
 
 /* A fresh unset header as a full userdata with the tensor metatable. */
 nd_tensor *ndL_new(lua_State *L);
+/* A fresh unset header for a view of the live tensor at bidx: a userdata
+ * without a finalizer that keeps the base's owner alive through its
+ * environment (uservalue). Once the core has filled it, ndL_borrow drops
+ * the reference the core took: the owner's reference covers the view. On
+ * an error before that, the unset header needs no cleanup. */
+nd_tensor *ndL_new_view(lua_State *L, int bidx);
+static inline void ndL_borrow(nd_tensor *r) {
+  if (r->storage) __atomic_fetch_sub(&r->storage->refs, 1, __ATOMIC_ACQ_REL);
+}
 /* The tensor at idx, or a Lua error naming fn and what was found. */
 nd_tensor *ndL_check(lua_State *L, int idx, const char *fn);
 /* NULL when not a live tensor (foreign, released, or unset). */

@@ -2,17 +2,28 @@
 #include "lnd.h"
 #include <string.h>
 
-/* The receiving userdata is made before the core call, so a failure leaves
- * an unset header for the collector and nothing leaks. */
+/* The receiving userdata is made before the core call, so a failure
+ * leaves an unset header and nothing leaks. A view borrows the storage
+ * reference of its owner's anchor (lnd.c): the core's own is dropped. */
 #define VIEW_AS(L, fn, call)                                                \
   do {                                                                      \
-    nd_tensor *r = ndL_new(L);                                              \
+    nd_tensor *r = ndL_new_view(L, 1);                                      \
     nd_err e = ndL_err();                                                   \
     NDL_CALL_AS(L, fn, e, call);                                            \
-    ndL_charge(L, r);                                                       \
+    ndL_borrow(r);                                                          \
     return 1;                                                               \
   } while (0)
 #define VIEW(L, call) VIEW_AS(L, NULL, call)
+/* reshape and flatten copy when no view can express the result: those
+ * results own their storage (a tensor with a finalizer). */
+#define OWNED(L, call)                                                      \
+  do {                                                                      \
+    nd_tensor *r = ndL_new(L);                                              \
+    nd_err e = ndL_err();                                                   \
+    NDL_CALL(L, e, call);                                                   \
+    ndL_charge(L, r);                                                       \
+    return 1;                                                               \
+  } while (0)
 
 static int l_select(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "select");
@@ -48,7 +59,7 @@ static int l_t(lua_State *L) {
     return ndL_error(L, "t: expects a tensor of at most 2 dims, got %d "
                       "(use transpose or permute)", t->ndim);
   if (t->ndim < 2) { /* a new header on the same elements */
-    nd_share(ndL_new(L), t);
+    *ndL_new_view(L, 1) = *t;
     return 1;
   }
   VIEW(L, nd_transpose(&e, r, t, 0, 1));
@@ -108,7 +119,7 @@ static int l_reshape(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "reshape");
   int64_t size[ND_MAX_DIMS];
   int next, n = ndL_shape(L, 2, "reshape", size, &next);
-  VIEW(L, nd_reshape(&e, r, t, n, size));
+  OWNED(L, nd_reshape(&e, r, t, n, size));
 }
 
 static int l_squeeze(lua_State *L) {
@@ -133,10 +144,10 @@ static int l_unsqueeze(lua_State *L) {
 
 static int l_flatten(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "flatten");
-  if (t->ndim == 0) VIEW(L, nd_flatten(&e, r, t, 0, 0));
+  if (t->ndim == 0) OWNED(L, nd_flatten(&e, r, t, 0, 0));
   int a = lua_isnoneornil(L, 2) ? 0 : ndL_dim(L, 2, t->ndim, "flatten");
   int b = lua_isnoneornil(L, 3) ? t->ndim - 1 : ndL_dim(L, 3, t->ndim, "flatten");
-  VIEW(L, nd_flatten(&e, r, t, a, b));
+  OWNED(L, nd_flatten(&e, r, t, a, b));
 }
 
 static int l_unfold(lua_State *L) {
@@ -213,8 +224,8 @@ static int64_t range_bound(lua_State *L, int64_t v, int64_t n, const char *fn,
   return v < 0 ? n + v : v - 1;
 }
 
-/* Applies the index table at idx to t, writing the view into r (a
- * userdata, so an error mid-way leaks nothing). Returns whether every dim
+/* Applies the index table at idx to t, writing the view into r (a view
+ * userdata, which borrows: an error mid-way leaks nothing). Returns whether every dim
  * of a tensor of at least one dim was selected by a number. */
 static int apply_index(lua_State *L, const nd_tensor *t, int idx,
                        nd_tensor *r, const char *fn) {
@@ -224,7 +235,7 @@ static int apply_index(lua_State *L, const nd_tensor *t, int idx,
   if (n > t->ndim)
     return ndL_error(L, "%s: %d index entries for a tensor of %d dims", fn,
                       n, t->ndim);
-  nd_share(r, t);
+  *r = *t;
   for (int k = 1; k <= n; k++) {
     lua_rawgeti(L, idx, k);
     int top = lua_gettop(L), ty = lua_type(L, top);
@@ -278,7 +289,7 @@ static int apply_index(lua_State *L, const nd_tensor *t, int idx,
     }
     lua_pop(L, 1);
     if (st) ndL_raise(L, &e);
-    nd_release(r);
+    ndL_borrow(&nxt);
     *r = nxt;
   }
   return numbers == t->ndim && t->ndim > 0;
@@ -288,7 +299,7 @@ static int apply_index(lua_State *L, const nd_tensor *t, int idx,
  * a table indexes several dims. */
 static int l_index(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "index");
-  nd_tensor *r = ndL_new(L);
+  nd_tensor *r = ndL_new_view(L, 1);
   int scalar;
   if (lua_type(L, 2) == LUA_TNUMBER) {
     if (t->ndim == 0) return ndL_error(L, "index: a 0-d tensor cannot be "
@@ -296,6 +307,7 @@ static int l_index(lua_State *L) {
     int64_t i = ndL_index(L, 2, t->size[0], "index", "index");
     nd_err e = ndL_err();
     NDL_CALL(L, e, nd_select(&e, r, t, 0, i));
+    ndL_borrow(r);
     scalar = r->ndim == 0;
   } else if (lua_istable(L, 2)) {
     scalar = apply_index(L, t, 2, r, "index");
@@ -305,23 +317,21 @@ static int l_index(lua_State *L) {
     return ndL_error(L, "index: key must be a method name, number or table, "
                       "got %s", luaL_typename(L, 2));
   }
-  if (scalar) {
-    ndL_push_elem(L, r, NULL);
-    nd_release(r);
-  }
+  if (scalar) ndL_push_elem(L, r, NULL);
   return 1;
 }
 
 /* t[k] = v: fills (number, boolean) or copies (tensor, broadcast). */
 static int l_newindex(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "newindex");
-  nd_tensor *r = ndL_new(L); /* index 4 */
+  nd_tensor *r = ndL_new_view(L, 1); /* index 4 */
   nd_err e = ndL_err();
   if (lua_type(L, 2) == LUA_TNUMBER) {
     if (t->ndim == 0) return ndL_error(L, "newindex: a 0-d tensor cannot be "
                                         "indexed by a number");
     int64_t i = ndL_index(L, 2, t->size[0], "newindex", "index");
     NDL_CALL(L, e, nd_select(&e, r, t, 0, i));
+    ndL_borrow(r);
   } else if (lua_istable(L, 2)) {
     apply_index(L, t, 2, r, "newindex");
   } else if (ndL_test(L, 2)) {

@@ -362,8 +362,73 @@ nd_status nd_ew_check_mode(nd_err *e, const char *fn, int mode) {
   return nd_fail(e, ND_EINVAL, "%s: unknown mode %d", fn, mode);
 }
 
+/* Small contiguous operands of one dtype (tensors of one shape, or a
+ * tensor and a weak scalar) whose result keeps that dtype: straight to the
+ * kernel, the scalar as a stride-0 operand; ND_NEW allocates the result
+ * first. Per-call cost is what matters at this size (a:mul(0.016, out) and
+ * pos + vel per frame). Returns 0, touching nothing, when the case is not
+ * this one, else 1 with *st set. */
+static int small_fast(nd_err *e, nd_tensor *out, int mode, int op,
+                      const nd_operand *a, const nd_operand *b,
+                      nd_status *st) {
+  if ((mode != ND_OUT && mode != ND_NEW) || !(a->t || b->t) ||
+      op < ND_ADD || op > ND_GE || op == ND_POW)
+    return 0;
+  const nd_tensor *x = a->t ? a->t : b->t, *y = a->t && b->t ? b->t : NULL;
+  const nd_operand *s = y ? NULL : a->t ? b : a;
+  int dt = x->dtype, odt = op >= ND_EQ ? ND_BOOL : dt;
+  char kind = nd_dtype_kind(dt);
+  if (!x->storage || (op == ND_DIV && kind != 'f') ||
+      (op == ND_SUB && kind == 'b') || !nd_is_contiguous(x))
+    return 0;
+  if (y && (!y->storage || y->dtype != dt || y->ndim != x->ndim ||
+            memcmp(y->size, x->size, sizeof(int64_t) * (size_t)x->ndim) ||
+            !nd_is_contiguous(y)))
+    return 0;
+  if (s && (kind == 'b' || op >= ND_EQ ||
+            !(s->dtype == ND_FLOAT64 ? kind == 'f' : s->dtype == ND_INT64)))
+    return 0;
+  int64_t n = nd_numel(x), es = esize(dt), eo = esize(odt);
+  if (n >= grain_of(op)) return 0;
+  if (mode == ND_OUT &&
+      (!out->storage || out->dtype != odt || out->ndim != x->ndim ||
+       memcmp(out->size, x->size, sizeof(int64_t) * (size_t)x->ndim) ||
+       !nd_is_contiguous(out)))
+    return 0;
+  union { float f32; double f64; int32_t i32; int64_t i64; uint8_t u8; } v;
+  if (s) {
+    switch (dt) {
+    case ND_FLOAT32: v.f32 = s->dtype == ND_FLOAT64 ? (float)s->f : (float)s->i; break;
+    case ND_FLOAT64: v.f64 = s->dtype == ND_FLOAT64 ? s->f : (double)s->i; break;
+    case ND_INT32: v.i32 = (int32_t)(uint32_t)s->i; break;
+    case ND_INT64: v.i64 = s->i; break;
+    case ND_UINT8: v.u8 = (uint8_t)s->i; break;
+    default: return 0;
+    }
+  }
+  char *px = data_of(x, es), *py = y ? data_of(y, es) : (char *)&v;
+  if (mode == ND_OUT) {
+    /* Contiguous: each spans [p, p + n*size); an input may be out itself. */
+    char *po = data_of(out, eo);
+    if ((!(po == px && es == eo) && po < px + n * es && px < po + n * eo) ||
+        (y && !(po == py && es == eo) && po < py + n * es && py < po + n * eo))
+      return 0;
+  } else if (nd_alloc_tensor(e, out, odt, x->ndim, x->size, 0)) {
+    *st = nd_err_rename(e, nd_op_name_mode(op, mode)); /* mul:, not empty: */
+    return 1;
+  }
+  *st = ND_OK;
+  if (n == 0) return 1;
+  char *p[3] = {data_of(out, eo), a->t ? px : py, a->t ? py : px};
+  int64_t str[3] = {eo, a->t ? es : 0, b->t ? es : 0};
+  nd_binary_kernels[dt][op](p, str, n, NULL);
+  return 1;
+}
+
 nd_status nd_binary(nd_err *e, nd_tensor *out, int mode, int op,
                     const nd_operand *a, const nd_operand *b) {
+  nd_status st;
+  if (small_fast(e, out, mode, op, a, b, &st)) return st;
   if (op < ND_ADD || op > ND_GE)
     return nd_fail(e, ND_EINVAL, "binary: %d is not a binary op", op);
   const char *fn = nd_op_name_mode(op, mode);
@@ -373,8 +438,8 @@ nd_status nd_binary(nd_err *e, nd_tensor *out, int mode, int op,
   if (rdt < 0) return nd_err_rename(e, fn); /* sub_, not sub */
   if (op == ND_POW) {
     int done;
-    nd_status st = nd_pow_scalar(e, out, mode, fn, a, b, rdt, &done);
-    if (done) return st;
+    nd_status st2 = nd_pow_scalar(e, out, mode, fn, a, b, rdt, &done);
+    if (done) return st2;
   }
   int cmp = op >= ND_EQ;
   int ct = cmp ? nd_common_type(2, ops) : rdt;
@@ -388,33 +453,6 @@ nd_status nd_binary(nd_err *e, nd_tensor *out, int mode, int op,
 
 nd_status nd_binary_tensors(nd_err *e, nd_tensor *out, int mode, int op,
                             const nd_tensor *a, const nd_tensor *b) {
-  /* Small contiguous same-dtype operands into out: straight to the kernel
-   * (per-call cost is what matters at this size). */
-  int dt = a->dtype;
-  if (mode == ND_OUT && op >= ND_ADD && op <= ND_GE && out->storage &&
-      a->storage && b->storage && b->dtype == dt &&
-      out->dtype == (op >= ND_EQ ? ND_BOOL : dt) &&
-      (op != ND_DIV || nd_dtype_kind(dt) == 'f') &&
-      (op != ND_SUB || dt != ND_BOOL) && out->ndim == a->ndim &&
-      b->ndim == a->ndim &&
-      !memcmp(out->size, a->size, sizeof(int64_t) * (size_t)a->ndim) &&
-      !memcmp(b->size, a->size, sizeof(int64_t) * (size_t)a->ndim) &&
-      nd_is_contiguous(out) && nd_is_contiguous(a) && nd_is_contiguous(b)) {
-    int64_t n = nd_numel(out);
-    if (n == 0) return ND_OK;
-    int64_t es = esize(dt), eo = esize(out->dtype);
-    char *p[3] = {data_of(out, eo), data_of(a, es), data_of(b, es)};
-    /* Contiguous: each spans [p, p + n*size); an input may be out itself. */
-    int clear = 1;
-    for (int k = 1; k < 3; k++)
-      clear &= (p[k] == p[0] && es == eo) || p[k] + n * es <= p[0] ||
-               p[0] + n * eo <= p[k];
-    if (n < grain_of(op) && clear) {
-      int64_t st[3] = {eo, es, es};
-      nd_binary_kernels[dt][op](p, st, n, NULL);
-      return ND_OK;
-    }
-  }
   nd_operand oa = {a, 0, 0, 0}, ob = {b, 0, 0, 0};
   return nd_binary(e, out, mode, op, &oa, &ob);
 }
@@ -436,6 +474,31 @@ nd_status nd_unary(nd_err *e, nd_tensor *out, int mode, int op,
       [ND_COS] = ND_VM_COS + 1, [ND_TANH] = ND_VM_TANH + 1,
       [ND_SIGMOID] = ND_VM_SIGMOID + 1};
   if (vm[op]) nd_vmath(vm[op] - 1, ct, &k, &kctx); /* SLEEF when it has it */
+  /* Small and contiguous in the input's own dtype (-a, a:exp() per
+   * frame): straight to the kernel, allocating a new result first. */
+  int64_t n = nd_numel(a);
+  if (ct == a->dtype && (mode == ND_NEW || mode == ND_OUT) && a->storage &&
+      n < grain_of(op) && nd_is_contiguous(a)) {
+    int64_t es = esize(ct), eo = esize(rdt);
+    char *pa = data_of(a, es);
+    int ok = 1;
+    if (mode == ND_OUT) {
+      ok = out->storage && out->dtype == rdt && out->ndim == a->ndim &&
+           !memcmp(out->size, a->size, sizeof(int64_t) * (size_t)a->ndim) &&
+           nd_is_contiguous(out);
+      char *po = ok ? data_of(out, eo) : NULL;
+      ok = ok && ((po == pa && es == eo) || po + n * eo <= pa ||
+                  pa + n * es <= po);
+    } else if (nd_alloc_tensor(e, out, rdt, a->ndim, a->size, 0)) {
+      return nd_err_rename(e, fn);
+    }
+    if (ok) {
+      char *p[2] = {n ? data_of(out, eo) : NULL, pa};
+      int64_t str[2] = {eo, es};
+      if (n) k(p, str, n, kctx);
+      return ND_OK;
+    }
+  }
   return nd_ew_run(e, fn, out, mode, 1, &oa, rdt, &ct, rdt, k, kctx,
                    grain_of(op));
 }

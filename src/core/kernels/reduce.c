@@ -20,7 +20,7 @@ enum { LEAF = 1024, MAX_PARTS = 64, RB = 1024 };
 enum { K_SUM, K_FSUM, K_SQSUM, K_PROD, K_MIN, K_MAX, K_ALL, K_ANY, K_N };
 
 #if ND_IFUNC
-#define KERNEL __attribute__((target_clones("avx2", "default")))
+#define KERNEL __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define KERNEL
 #endif
@@ -338,6 +338,101 @@ fail:
 }
 
 /* ---- min/max with indices ---- */
+/* A contiguous run is scanned in AB-element blocks: each block's extreme
+ * through L vector lanes (a NaN sticks in its lane), then only the block
+ * that last improved the best is searched for the first element equal to
+ * it (or, in a block holding a NaN, for its first NaN; that ends the
+ * scan). The scalar scan's answer: strict comparisons keep the first of
+ * equals, and the value is read back from that element (-0 or +0). */
+enum { AB = 512 };
+#define BETTER(ismax, x, b) ((ismax) ? (x) > (b) : (x) < (b))
+/* Vectors of 32 bytes (GCC/clang vector extensions; two SSE registers in
+ * the default clone) and the signed integer type of their compare masks. */
+#define VB 32
+#define MASKT(T) __typeof__(_Generic((T)0, float: (int32_t)0, double: (int64_t)0, \
+  int32_t: (int32_t)0, int64_t: (int64_t)0, default: (signed char)0))
+#define VSEL(VT, VM, m, a, b) ((VT)(((VM)(a) & (m)) | ((VM)(b) & ~(m))))
+/* acc = v where v is better or NaN (a NaN in acc stays). */
+#define ARGV_STEP(E, ismax, acc, v)                                         \
+  do {                                                                      \
+    vm_##E m_ = ((ismax) ? (v) > (acc) : (v) < (acc)) | ((v) != (v));       \
+    acc = VSEL(vt_##E, vm_##E, m_, v, acc);                                 \
+  } while (0)
+#define ARGV_FN(E, name, T, kind)                                           \
+  typedef T vt_##E __attribute__((vector_size(VB)));                        \
+  typedef MASKT(T) vm_##E __attribute__((vector_size(VB)));                 \
+  static inline __attribute__((always_inline)) int                          \
+  blk1_##E(const T *x, int64_t n, int ismax, T *out) {                      \
+    enum { L = VB / sizeof(T) };                                            \
+    const vt_##E id = (vt_##E){0} + (T)(ismax ? MAXID(T) : MINID(T));      \
+    vt_##E a[4] = {id, id, id, id};                                         \
+    int64_t i = 0;                                                          \
+    for (; i + 4 * L <= n; i += 4 * L)                                      \
+      for (int k = 0; k < 4; k++) { /* four chains: the blends' latency */  \
+        vt_##E v;                                                           \
+        memcpy(&v, x + i + k * L, VB);                                      \
+        ARGV_STEP(E, ismax, a[k], v);                                       \
+      }                                                                     \
+    for (; i + L <= n; i += L) {                                            \
+      vt_##E v;                                                             \
+      memcpy(&v, x + i, VB);                                                \
+      ARGV_STEP(E, ismax, a[0], v);                                         \
+    }                                                                       \
+    for (int k = 1; k < 4; k++) ARGV_STEP(E, ismax, a[0], a[k]);            \
+    T l[L];                                                                 \
+    memcpy(l, a, VB);                                                       \
+    for (; i < n; i++)                                                      \
+      if (BETTER(ismax, x[i], l[0]) || NANQ(x[i])) l[0] = x[i];             \
+    T b = l[0];                                                             \
+    int nan = 0;                                                            \
+    for (int j = 0; j < L; j++) {                                           \
+      nan |= NANQ(l[j]);                                                    \
+      if (BETTER(ismax, l[j], b)) b = l[j];                                 \
+    }                                                                       \
+    *out = b;                                                               \
+    return nan;                                                             \
+  }                                                                         \
+  /* The first i < n with x[i] == v, or with x[i] a NaN when nan: four   \
+   * vectors' masks or-ed, then tested as 64-bit words. */                  \
+  static inline __attribute__((always_inline)) int64_t                      \
+  find1_##E(const T *x, int64_t n, T v, int nan) {                          \
+    enum { L = VB / sizeof(T) };                                            \
+    vt_##E w = (vt_##E){0} + v;                                             \
+    int64_t i = 0;                                                          \
+    for (; i + 4 * L <= n; i += 4 * L) {                                    \
+      vm_##E m = (vm_##E){0};                                               \
+      for (int k = 0; k < 4; k++) {                                         \
+        vt_##E y;                                                           \
+        memcpy(&y, x + i + k * L, VB);                                      \
+        m |= nan ? y != y : y == w;                                         \
+      }                                                                     \
+      uint64_t u[VB / 8];                                                   \
+      memcpy(u, &m, VB);                                                    \
+      if (u[0] | u[1] | u[2] | u[3]) break;                                 \
+    }                                                                       \
+    for (; i < n; i++)                                                      \
+      if (nan ? NANQ(x[i]) : x[i] == v) return i;                           \
+    return n;                                                               \
+  }                                                                         \
+  /* n contiguous elements against *best: the index of the new best, or   \
+   * -1 when none beats it. */                                              \
+  KERNEL static int64_t vrun_##E(const T *x, int64_t n, int ismax, T *best) { \
+    int64_t win = -1;                                                       \
+    int nan = 0;                                                            \
+    for (int64_t i = 0; i < n && !nan; i += AB) {                           \
+      int64_t m = n - i < AB ? n - i : AB;                                  \
+      T b;                                                                  \
+      nan = ismax ? blk1_##E(x + i, m, 1, &b) : blk1_##E(x + i, m, 0, &b);  \
+      if (nan || BETTER(ismax, b, *best)) *best = b, win = i;               \
+    }                                                                       \
+    if (win < 0) return -1;                                                 \
+    int64_t m = n - win < AB ? n - win : AB;                                \
+    win += nan ? find1_##E(x + win, m, *best, 1) : find1_##E(x + win, m, *best, 0); \
+    *best = x[win];                                                         \
+    return win;                                                             \
+  }
+ND_DTYPES(ARGV_FN)
+
 /* Scan n elements from p (stride s) for the extreme; (val, idx) hold the
  * best so far when have. NaN wins, and the first of equals stays. */
 #define ARG_FN(E, name, T, kind)                                            \
@@ -347,6 +442,11 @@ fail:
     int64_t bi = *idx, i = 0;                                               \
     if (have) memcpy(&best, val, sizeof best);                              \
     else { best = *(const T *)p; bi = base; i = 1; }                        \
+    if (s == sizeof(T) && n > 1 && !NANQ(best)) {                           \
+      int64_t k = vrun_##E((const T *)p, n, ismax, &best);                  \
+      if (k >= 0) bi = base + k;                                            \
+      i = n;                                                                \
+    }                                                                       \
     for (; i < n && !NANQ(best); i++) {                                     \
       const T x = *(const T *)(p + i * s);                                  \
       if (NANQ(x) || (ismax ? x > best : x < best)) { best = x; bi = base + i; } \

@@ -52,38 +52,73 @@ static void scalar_part(char *d, int64_t dld, const char *s, int64_t sld,
   }
 }
 
+/* The L-shaped rest of a rows x cols transpose whose first ti rows x tj
+ * columns are done: tiles again, placed flush with the last row or column
+ * so that they overlap work already done (rewriting the same values),
+ * ordinary stores; only a side shorter than one tile is left to
+ * scalar_part. */
+static void edges(char *dst, const char *src, int64_t rows, int64_t cols,
+                  int64_t dld, int64_t sld, int es, int th, int tw,
+                  tile_fn fn, int64_t ti, int64_t tj) {
+  if (tj < cols) { /* columns tj.. of rows 0..ti */
+    if (cols >= tw) {
+      int64_t j = cols - tw;
+      for (int64_t i = 0; i < ti; i += th)
+        fn(dst + i * dld + j * es, dld, src + j * sld + i * es, sld, 0);
+    } else {
+      scalar_part(dst + tj * es, dld, src + tj * sld, sld, ti, cols - tj, es);
+    }
+  }
+  if (ti < rows) { /* rows ti.. of every column */
+    if (rows >= th && cols >= tw) {
+      int64_t i = rows - th;
+      for (int64_t j = 0; j < tj; j += tw)
+        fn(dst + i * dld + j * es, dld, src + j * sld + i * es, sld, 0);
+      if (tj < cols)
+        fn(dst + i * dld + (cols - tw) * es, dld,
+           src + (cols - tw) * sld + i * es, sld, 0);
+    } else {
+      scalar_part(dst + ti * dld, dld, src + ti * es, sld, rows - ti, cols, es);
+    }
+  }
+}
+
 /* Tiles of th dst rows x tw dst columns (tw * es is 64 bytes for the SIMD
  * tiles, so each store row fills a cache line). Streaming: panels of tw
  * source rows, each walked along its whole length, so the panel's source
  * rows are sequential streams the hardware prefetcher follows while the
- * stores bypass the cache. Otherwise BLOCK x BLOCK blocks, whose lines on
- * both sides stay in cache while the block is done. Parts that do not
- * fill a tile go to scalar_part; th 0 is the scalar path. */
+ * stores bypass the cache. Otherwise BLOCK x BLOCK blocks (BLOCK is a
+ * multiple of every tile side), whose lines on both sides stay in cache
+ * while the block is done. Both cover the whole tiles; edges() the rest.
+ * th 0 is the scalar path. */
 static void blocked(char *dst, const char *src, int64_t rows, int64_t cols,
                     int64_t dld, int64_t sld, int es, int th, int tw,
                     tile_fn fn, int stream) {
+  int64_t ti = th ? rows - rows % th : 0, tj = th ? cols - cols % tw : 0;
   if (stream) {
-    int64_t ti = rows - rows % th, tj = cols - cols % tw;
     for (int64_t j = 0; j < tj; j += tw)
       for (int64_t i = 0; i < ti; i += th)
         fn(dst + i * dld + j * es, dld, src + j * sld + i * es, sld, 1);
-    scalar_part(dst + tj * es, dld, src + tj * sld, sld, ti, cols - tj, es);
-    scalar_part(dst + ti * dld, dld, src + ti * es, sld, rows - ti, cols, es);
+  } else if (th) {
+    for (int64_t i0 = 0; i0 < ti; i0 += BLOCK)
+      for (int64_t j0 = 0; j0 < tj; j0 += BLOCK) {
+        int64_t ni = ti - i0 < BLOCK ? ti - i0 : BLOCK;
+        int64_t nj = tj - j0 < BLOCK ? tj - j0 : BLOCK;
+        for (int64_t i = i0; i < i0 + ni; i += th)
+          for (int64_t j = j0; j < j0 + nj; j += tw)
+            fn(dst + i * dld + j * es, dld, src + j * sld + i * es, sld, 0);
+      }
+  } else {
+    for (int64_t i0 = 0; i0 < rows; i0 += BLOCK)
+      for (int64_t j0 = 0; j0 < cols; j0 += BLOCK) {
+        int64_t ni = rows - i0 < BLOCK ? rows - i0 : BLOCK;
+        int64_t nj = cols - j0 < BLOCK ? cols - j0 : BLOCK;
+        scalar_part(dst + i0 * dld + j0 * es, dld, src + j0 * sld + i0 * es,
+                    sld, ni, nj, es);
+      }
     return;
   }
-  for (int64_t i0 = 0; i0 < rows; i0 += BLOCK)
-    for (int64_t j0 = 0; j0 < cols; j0 += BLOCK) {
-      int64_t ni = rows - i0 < BLOCK ? rows - i0 : BLOCK;
-      int64_t nj = cols - j0 < BLOCK ? cols - j0 : BLOCK;
-      char *d = dst + i0 * dld + j0 * es;
-      const char *s = src + j0 * sld + i0 * es;
-      int64_t ti = th ? ni - ni % th : 0, tj = th ? nj - nj % tw : 0;
-      for (int64_t i = 0; i < ti; i += th)
-        for (int64_t j = 0; j < tj; j += tw)
-          fn(d + i * dld + j * es, dld, s + j * sld + i * es, sld, 0);
-      scalar_part(d + tj * es, dld, s + tj * sld, sld, ti, nj - tj, es);
-      scalar_part(d + ti * dld, dld, s + ti * es, sld, ni - ti, nj, es);
-    }
+  edges(dst, src, rows, cols, dld, sld, es, th, tw, fn, ti, tj);
 }
 
 #if ND_X86

@@ -2,7 +2,7 @@
  * 2 MiB alignment and MADV_HUGEPAGE, as NumPy's do; requests beyond the
  * machine's physical memory fail at once instead of being overcommitted. */
 #include "core.h"
-#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -44,21 +44,56 @@ static struct {
 #define CACHE_CLASSES 44
 #define CACHE_PER 8
 #define CACHE_BYTES ((size_t)64 << 20)
+/* Small blocks (headers, tensors of a few elements) too: 64-byte classes
+ * up to CACHE_MIN, many per class. LuaJIT's collector frees a few hundred
+ * dead temporaries at once; given back to malloc, they made it trim and
+ * regrow its heap (brk) on every cycle, a third of nd.empty(3)'s cost. */
+#define SMALL_STEP ((size_t)64)
+#define SMALL_CLASSES ((int)(CACHE_MIN / SMALL_STEP))
+#define SMALL_PER 512
 static struct {
-  pthread_mutex_t mu;
-  void *head[CACHE_CLASSES];
-  int count[CACHE_CLASSES];
+  int mu; /* a spin lock: held for a few instructions */
+  void *head[SMALL_CLASSES + CACHE_CLASSES];
+  int count[SMALL_CLASSES + CACHE_CLASSES];
   size_t bytes;
   int on; /* 0 unknown, 1 on, -1 off */
-} cache = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, 0, 0};
+} cache = {0, {0}, {0}, 0, 0};
 
-/* The class of a block of n bytes (n > CACHE_MIN) and its rounded size. */
+/* pthread_mutex_lock + unlock was a fifth of nd.empty(3) here. */
+static void cache_lock(void) {
+  for (int spins = 0; __atomic_exchange_n(&cache.mu, 1, __ATOMIC_ACQUIRE);)
+    while (__atomic_load_n(&cache.mu, __ATOMIC_RELAXED))
+      if (++spins > 100) sched_yield();
+}
+static void cache_unlock(void) {
+  __atomic_store_n(&cache.mu, 0, __ATOMIC_RELEASE);
+}
+
+/* The class of a block of n bytes and its rounded size, -1 for none. */
 static int size_class(size_t n, size_t *cap) {
+  if (n <= CACHE_MIN) {
+    size_t k = (n + SMALL_STEP - 1) / SMALL_STEP;
+    *cap = k * SMALL_STEP;
+    return k ? (int)k - 1 : -1;
+  }
   int lg = 63 - __builtin_clzll((unsigned long long)(n - 1));
   size_t base = (size_t)1 << lg, q = base / 4, k = (n - base + q - 1) / q;
   *cap = base + k * q;
   int c = (lg - 12) * 4 + (int)k - 1;
-  return c >= 0 && c < CACHE_CLASSES ? c : -1;
+  return c >= 0 && c < CACHE_CLASSES ? SMALL_CLASSES + c : -1;
+}
+
+/* How many blocks a class keeps: SMALL_PER small ones; of the others,
+ * CACHE_CLASS_BYTES' worth, at least CACHE_PER. The collector frees a
+ * batch of temporaries at once (one cycle per 2 MiB of tensor bytes, see
+ * lnd.c): 14 results of 144 KiB that came back to a cache of 8 sent 6 to
+ * malloc, whose heap trim and fresh page faults made s + s on 18,000
+ * doubles 15x slower than its out= form in a loop. */
+#define CACHE_CLASS_BYTES ((size_t)8 << 20)
+static int per_class(int c, size_t cap) {
+  if (c < SMALL_CLASSES) return SMALL_PER;
+  size_t n = CACHE_CLASS_BYTES / cap;
+  return n > CACHE_PER ? (int)n : CACHE_PER;
 }
 
 static int cache_on(void) {
@@ -73,32 +108,33 @@ static int cache_on(void) {
 /* A block of at least n bytes for a together storage. */
 static void *block_alloc(size_t n) {
   size_t cap;
-  int c = n > CACHE_MIN && cache_on() ? size_class(n, &cap) : -1;
+  int c = cache_on() ? size_class(n, &cap) : -1;
   if (c < 0) return default_alloc(n, 16, NULL);
-  pthread_mutex_lock(&cache.mu);
+  cache_lock();
   void *p = cache.head[c];
   if (p) {
     cache.head[c] = *(void **)p;
     cache.count[c]--;
     cache.bytes -= cap;
   }
-  pthread_mutex_unlock(&cache.mu);
+  cache_unlock();
   return p ? p : default_alloc(cap, 16, NULL);
 }
 
 static void block_free(void *p, size_t n) {
   size_t cap;
-  int c = n > CACHE_MIN && cache_on() ? size_class(n, &cap) : -1;
+  int c = cache_on() ? size_class(n, &cap) : -1;
   if (c >= 0) {
-    pthread_mutex_lock(&cache.mu);
-    int kept = cache.count[c] < CACHE_PER && cache.bytes + cap <= CACHE_BYTES;
+    cache_lock();
+    int kept = cache.count[c] < per_class(c, cap) &&
+               cache.bytes + cap <= CACHE_BYTES;
     if (kept) {
       *(void **)p = cache.head[c];
       cache.head[c] = p;
       cache.count[c]++;
       cache.bytes += cap;
     }
-    pthread_mutex_unlock(&cache.mu);
+    cache_unlock();
     if (kept) return;
   }
   free(p);
@@ -125,7 +161,7 @@ static size_t big_round(size_t n) {
 static void *big_alloc(size_t n) {
   size_t want = big_round(n), best = 0;
   int at = -1;
-  pthread_mutex_lock(&cache.mu);
+  cache_lock();
   for (int i = 0; i < BIG_PER; i++)
     if (big.p[i] && big.cap[i] >= want && big.cap[i] - want <= want / 4 &&
         (at < 0 || big.cap[i] < best))
@@ -136,7 +172,7 @@ static void *big_alloc(size_t n) {
     big.p[at] = NULL;
     big.bytes -= best;
   }
-  pthread_mutex_unlock(&cache.mu);
+  cache_unlock();
   return p ? p : default_alloc(want, HUGE_ALIGN, NULL);
 }
 
@@ -146,7 +182,7 @@ static void big_free(void *p, size_t n, void *ud) {
   (void)ud;
   size_t cap = big_round(n);
   int kept = 0;
-  pthread_mutex_lock(&cache.mu);
+  cache_lock();
   if (cache.on > 0 && cap <= BIG_BYTES / 2)
     for (int i = 0; i < BIG_PER && !kept; i++)
       if (!big.p[i] && big.bytes + cap <= BIG_BYTES) {
@@ -155,18 +191,18 @@ static void big_free(void *p, size_t n, void *ud) {
         big.bytes += cap;
         kept = 1;
       }
-  pthread_mutex_unlock(&cache.mu);
+  cache_unlock();
   if (!kept) free(p);
 }
 
 static void cache_flush(void) {
-  pthread_mutex_lock(&cache.mu);
+  cache_lock();
   for (int i = 0; i < BIG_PER; i++) {
     free(big.p[i]);
     big.p[i] = NULL;
   }
   big.bytes = 0;
-  for (int c = 0; c < CACHE_CLASSES; c++) {
+  for (int c = 0; c < SMALL_CLASSES + CACHE_CLASSES; c++) {
     while (cache.head[c]) {
       void *p = cache.head[c];
       cache.head[c] = *(void **)p;
@@ -175,7 +211,7 @@ static void cache_flush(void) {
     cache.count[c] = 0;
   }
   cache.bytes = 0;
-  pthread_mutex_unlock(&cache.mu);
+  cache_unlock();
 }
 
 void nd_set_allocator(nd_alloc_fn alloc, nd_free_fn fr, void *ud) {
@@ -187,9 +223,22 @@ void nd_set_allocator(nd_alloc_fn alloc, nd_free_fn fr, void *ud) {
   }
 }
 
+static void hook_block_free(void *p, size_t n, void *ud) {
+  (void)ud;
+  block_free(p, n);
+}
+
+/* With the default allocator, the binding's tensor headers come from the
+ * block cache as well (freed by hook_block_free). */
 void *nd_hook_alloc(size_t nbytes, nd_free_fn *free_fn, void **ud) {
-  *free_fn = A.free;
   *ud = A.ud;
+#if !defined(__SANITIZE_ADDRESS__)
+  if (A.alloc == default_alloc) {
+    *free_fn = hook_block_free;
+    return block_alloc(nbytes);
+  }
+#endif
+  *free_fn = A.free;
   return A.alloc(nbytes, 16, A.ud);
 }
 
