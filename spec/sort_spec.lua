@@ -317,3 +317,111 @@ describe("float32 lanes: AVX-512 and portable paths agree", function()
     end
   end)
 end)
+
+-- Lanes of 33 to 65535 items of the dtypes of up to 32 bits (float32,
+-- int32, uint8, bool) sort by an AVX-512 merge of 64-item blocks when the
+-- CPU has AVX-512F (ND_SORT_SIMD=0 forces the radix sort); float64 and
+-- int64 lanes always take the radix sort. The same values in both kinds
+-- must come out in the same stable order, at sizes around the block size
+-- and around the merge's upper bound, on contiguous and strided lanes.
+describe("short lanes: the merge sort agrees with the radix sort", function()
+  local seed = 777
+  local function rnd(m)
+    seed = (seed * 1103515245 + 12345) % 2147483648
+    return seed % m
+  end
+  local wide = { float32 = "float64", int32 = "int64", uint8 = "int64", bool = "int64" }
+  local function values(n, dt, few)
+    local d = {}
+    for i = 1, n do
+      if dt == "bool" then d[i] = rnd(2) == 1
+      elseif dt == "uint8" then d[i] = rnd(256)
+      elseif dt == "int32" then d[i] = few and rnd(5) - 2 or rnd(2000000) - 1000000
+      else
+        local r = rnd(16)
+        d[i] = r == 0 and 0 / 0 or r == 1 and 0 or r == 2 and math.huge
+               or (rnd(few and 4 or 100000) - 50000) / 16
+      end
+    end
+    local t = nd.tensor(d, dt)
+    if dt == "float32" then -- some zeros negative
+      local s = {}
+      for i = 1, n do s[i] = rnd(2) == 0 and -1 or 1 end
+      t = t:mul(nd.tensor(s, dt))
+    end
+    return t
+  end
+  local function agree(t, d, desc)
+    local w = t:to(wide[t:dtype()])
+    local v, i = t:sort(d, desc)
+    local wv, wi = w:sort(d, desc)
+    -- whole-tensor compares first: a failure then names one position
+    -- instead of printing tables of 2^18 entries
+    for _, got in ipairs({ i, t:argsort(d, desc) }) do
+      if not nd.equal(wi, got) then
+        local a, b = wi:contiguous():view(-1), got:contiguous():view(-1)
+        for k = 1, a:size(1) do
+          assert(a:get(k) == b:get(k), ("index %d: %d, want %d"):format(k, b:get(k), a:get(k)))
+        end
+      end
+    end
+    assert.equals(t:dtype(), v:dtype())
+    local vf, wf = v:contiguous():view(-1), wv:contiguous():view(-1)
+    for k = 1, vf:size(1) do
+      local a, b = vf:get(k), wf:get(k)
+      if t:dtype() == "bool" then b = b ~= 0 end
+      assert(a == b or (a ~= a and b ~= b), ("element %d: %s, want %s"):format(k, tostring(a), tostring(b)))
+      if a == 0 and b == 0 and t:dtype() == "float32" then assert.equals(1 / b, 1 / a) end
+    end
+  end
+  local sizes = { 32, 33, 63, 64, 65, 127, 128, 129, 191, 1000, 1024, 4097 }
+  for _, dt in ipairs({ "float32", "int32", "uint8", "bool" }) do
+    it(dt .. " lanes around 64-item blocks, ties, any direction and stride", function()
+      for _, n in ipairs(sizes) do
+        for _, few in ipairs({ false, true }) do
+          local t = values(n, dt, few)
+          for _, desc in ipairs({ false, true }) do
+            agree(t, 1, desc)
+            agree(t:flip(1), 1, desc)
+          end
+        end
+      end
+      local m = values(3 * 200, dt, true):view(3, 200)
+      agree(m, 2, false)
+      agree(m:t(), 1, true) -- strided lanes
+    end)
+  end
+  it("long lanes around 2^18 items, where the radix digits narrow to 9 bits", function()
+    for _, n in ipairs({ 262143, 262144 }) do
+      for _, few in ipairs({ false, true }) do
+        local t = values(n, "float32", few)
+        agree(t, 1, few)
+        agree(values(n, "int32", few):flip(1), 1, not few)
+      end
+    end
+  end)
+  it("lanes at the merge's upper bound (65535) and past it (65536)", function()
+    for _, n in ipairs({ 65535, 65536 }) do
+      local t = values(n, "float32", false)
+      agree(t, 1, false)
+      agree(t:flip(1), 1, true)
+    end
+  end)
+  if jit then
+    local ffi = require "ffi"
+    pcall(ffi.cdef, "int setenv(const char *, const char *, int); int unsetenv(const char *);")
+    it("ND_SORT_SIMD=0 (radix) and the default give the same results", function()
+      for _, n in ipairs({ 33, 64, 100, 1000, 5000 }) do
+        local t = values(n, "float32", true):view(1, n):expand(2, n)
+        local v, i = t:sort(2)
+        ffi.C.setenv("ND_SORT_SIMD", "0", 1)
+        local ok, pv, pi = pcall(t.sort, t, 2)
+        ffi.C.unsetenv("ND_SORT_SIMD")
+        assert(ok, pv)
+        assert.same(pi:totable(), i:totable())
+        assert.same(pv:view(-1):isnan():totable(), v:view(-1):isnan():totable())
+        assert.is_true(nd.equal(pv:nan_to_num(), v:nan_to_num()))
+      end
+    end)
+  end
+end)
