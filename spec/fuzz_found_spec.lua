@@ -17,6 +17,14 @@ describe("sort, indexing and masks on extreme views (found by libFuzzer)", funct
     assert.same({ 0, 1, 2 }, (t:kthvalue(1, 1)):totable())
   end)
 
+  it("sorts an empty tensor whose other dims' product overflows", function()
+    local t = nd.zeros(1):as_strided({ 0, 2 ^ 62, 4 }, { 1, 0, 0 }, 0)
+    local v, i = t:sort(1)
+    assert.same({ 0, 2 ^ 62, 4 }, v:size())
+    assert.same({ 0, 2 ^ 62, 4 }, i:size())
+    assert.same({ 0, 2 ^ 62, 4 }, t:argsort(1):size())
+  end)
+
   it("finds nonzeros through dims of one with stride -2^63", function()
     local a = nd.arange(3):as_strided({ 1, 3 }, { -2 ^ 63, 1 }, 0)
     assert.same({ { 1, 2 }, { 1, 3 } }, a:nonzero():totable())

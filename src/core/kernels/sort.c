@@ -391,6 +391,7 @@ static int64_t lane_offset(const nd_tensor *t, int dim, int64_t r) {
 }
 static int64_t lane_count(const nd_tensor *t, int dim) {
   int64_t r = 1;
+  if (nd_numel(t) == 0) return 0; /* its other dims' product may overflow */
   for (int i = 0; i < t->ndim; i++)
     if (i != dim) r *= t->size[i];
   return r;
