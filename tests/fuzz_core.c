@@ -264,8 +264,11 @@ static int fam_view(input *in, nd_tensor *out, const nd_tensor *base) {
   return nd_as_strided(&e, out, base, ndim, size, stride, byte(in) % CELLS) == ND_OK;
 }
 
+/* The element count of size, or -1 when it overflows (a 0 anywhere: 0). */
 static int64_t small_numel(int ndim, const int64_t *size) {
   int64_t n = 1;
+  for (int i = 0; i < ndim; i++)
+    if (size[i] == 0) return 0;
   for (int i = 0; i < ndim; i++)
     if (nd_mul_ovf(n, size[i], &n)) return -1;
   return n;
