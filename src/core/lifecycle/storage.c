@@ -51,6 +51,7 @@ static struct {
 #define SMALL_STEP ((size_t)64)
 #define SMALL_CLASSES ((int)(CACHE_MIN / SMALL_STEP))
 #define SMALL_PER 512
+#define SMALL_CLASS_BYTES ((size_t)1 << 20)
 static struct {
   int mu; /* a spin lock: held for a few instructions */
   void *head[SMALL_CLASSES + CACHE_CLASSES];
@@ -91,7 +92,9 @@ static int size_class(size_t n, size_t *cap) {
  * doubles 15x slower than its out= form in a loop. */
 #define CACHE_CLASS_BYTES ((size_t)8 << 20)
 static int per_class(int c, size_t cap) {
-  if (c < SMALL_CLASSES) return SMALL_PER;
+  if (c < SMALL_CLASSES) /* a collection frees thousands of these at once */
+    return SMALL_PER > (int)(SMALL_CLASS_BYTES / cap) ? SMALL_PER
+                                                      : (int)(SMALL_CLASS_BYTES / cap);
   size_t n = CACHE_CLASS_BYTES / cap;
   return n > CACHE_PER ? (int)n : CACHE_PER;
 }
