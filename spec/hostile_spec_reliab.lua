@@ -104,16 +104,6 @@ describe("writes into as_strided views: refuse exactly the overlapping ones", fu
   end)
 end)
 
--- A .npy file with this header dict (padded as NumPy pads) and data.
-local function npy_file(header, data)
-  local path = os.tmpname()
-  local f = assert(io.open(path, "wb"))
-  local h = header .. string.rep(" ", (64 - (10 + #header + 1) % 64) % 64) .. "\n"
-  f:write("\147NUMPY\1\0", string.char(#h % 256, math.floor(#h / 256)), h, data or "")
-  f:close()
-  return path
-end
-
 describe("nd.load refuses malformed headers as NumPy does", function()
   local z16 = string.rep("\0", 16)
   local function refused(header, data, ...)

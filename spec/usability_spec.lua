@@ -60,13 +60,8 @@ describe("misuse hints", function()
     assert.tensor_equal({ 1, 3 }, a:clamp(nil, 3))
   end)
   it("an .npy of an unsupported dtype names it and lists the supported ones", function()
-    local path = os.tmpname()
-    local header = "{'descr': '<f2', 'fortran_order': False, 'shape': (3,), }"
-    header = header .. string.rep(" ", 127 - 10 - #header) .. "\n"
-    local f = assert(io.open(path, "wb"))
-    f:write("\147NUMPY\1\0", string.char(#header % 256, math.floor(#header / 256)), header,
+    local path = npy_file("{'descr': '<f2', 'fortran_order': False, 'shape': (3,), }",
       string.rep("\0", 6))
-    f:close()
     local msg = err(function() return nd.load(path) end,
       "load: " .. path, "unsupported dtype '<f2' (float16)", "float32 ('<f4')", "bool ('|b1')")
     os.remove(path)

@@ -7,13 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int passed, failed;
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (c) passed++;                                                        \
-    else { failed++; fprintf(stderr, "FAILED line %d: %s\n", __LINE__, #c); } \
-  } while (0)
+#include "check.h"
 
 typedef struct { long allocs, frees, live_blocks; int64_t live; long fail_at; } counter;
 static void *count_alloc(size_t n, size_t align, void *ud) {

@@ -8,18 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "check.h"
 
-static int passed, failed;
-#define CHECK(cond)                                                         \
-  do {                                                                      \
-    if (cond) {                                                             \
-      passed++;                                                             \
-    } else {                                                                \
-      failed++;                                                             \
-      fprintf(stderr, "FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond);     \
-    }                                                                       \
-  } while (0)
-#define OK(call) CHECK((call) == ND_OK)
 #define HAS(e, frag) CHECK(strstr((e).msg, (frag)) != NULL)
 
 static nd_err fresh(void) {
@@ -452,6 +442,5 @@ int main(void) {
   test_construct();
   test_random();
   test_errors();
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return check_report();
 }

@@ -5,18 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int passed, failed;
-#define CHECK(cond)                                                         \
-  do {                                                                      \
-    if (cond) {                                                             \
-      passed++;                                                             \
-    } else {                                                                \
-      failed++;                                                             \
-      fprintf(stderr, "FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond);     \
-    }                                                                       \
-  } while (0)
-#define OK(call) CHECK((call) == ND_OK)
+#include "check.h"
 
 static nd_err fresh(void) {
   nd_err e;
@@ -210,6 +199,5 @@ int main(void) {
   test_import();
   test_refusals();
   test_round_trip();
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return check_report();
 }

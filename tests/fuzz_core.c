@@ -1,8 +1,11 @@
-/* libFuzzer target over the C core's geometry and the .npy header parser
+/* libFuzzer target over the C core's geometry, the .npy header parser and
+ * the sort, indexing and mask families
  * (make fuzz-libfuzzer: clang -fsanitize=fuzzer,address,undefined).
  *
- * Input byte 0 picks the mode. Even: the rest is a .npy file for
- * nd_load_npy. Odd: the rest is a program over one wrapped storage: an
+ * Input byte 0 picks the mode. Low bits 00: the rest is a .npy file for
+ * nd_load_npy. Low bits 10: a program over sort/argsort/topk,
+ * index_select/gather/scatter_add, masked_select and nonzero (families()
+ * below). Odd: the rest is a program over one wrapped storage: an
  * as_strided view with fuzzed sizes, strides and offset, then a chain of
  * view operations with fuzzed arguments; after each step the invariants
  * are checked (every reachable element lies in the storage; the overlap
@@ -10,6 +13,7 @@
  * broadcasting agrees with NumPy's rule; a planned matmul computes what a
  * naive loop computes). A broken invariant aborts: libFuzzer reports it. */
 #include "core.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -82,8 +86,10 @@ static void check_matmul(const nd_tensor *a, const nd_tensor *b) {
       b->dtype != ND_FLOAT64 || nd_numel(a) > 4096 || nd_numel(b) > 4096)
     return;
   /* {m,0} @ {0,n} has empty operands but m*n results: keep the naive
-   * loop (and the allocation) small, or one input runs for minutes. */
-  if (a->size[0] > 4096 || b->size[1] > 4096 || a->size[0] * b->size[1] > 65536)
+   * loop (and the allocation) small, or one input runs for minutes; the
+   * loop's m*n*k terms too, so no input runs for more than a few ms. */
+  if (a->size[0] > 4096 || b->size[1] > 4096 || a->size[0] * b->size[1] > 65536 ||
+      a->size[0] * b->size[1] * (a->size[1] ? a->size[1] : 1) > 65536)
     return;
   if (nd_matmul(&e, &r, a, b)) {
     CHECK(a->size[1] != b->size[0] || e.code == ND_ENOMEM ||
@@ -181,6 +187,408 @@ static void geometry(input *in) {
   nd_release(&base);
 }
 
+/* ---- the tensor families: sort/argsort/topk, index_select/gather/
+ * scatter_add, masked_select, nonzero ---------------------------------- *
+ * Operands are fuzzed strided views (as_strided over four wrapped
+ * storages: float64, int64, int32, bool) with fuzzed, possibly
+ * out-of-range int64/int32 index tensors. Each call is compared with a naive loop: the status with
+ * a model of the documented rules (dims, shapes, positions, overlap), a
+ * result element by element, and the storages with snapshots (a failed
+ * call writes nothing; a read-only call never writes; scatter_add writes
+ * only what it should). Operands and results are bounded by FAM_LIM
+ * elements and a result that would be larger is not asked for, so no
+ * input runs long; one whose byte count overflows must fail at once. */
+#define FAM_LIM 256
+static double fcells[CELLS];
+static int64_t icells[CELLS];
+static int32_t jcells[CELLS];
+static uint8_t bcells[CELLS];
+static double fsnap[CELLS];
+static int64_t isnap[CELLS];
+static int32_t jsnap[CELLS];
+static uint8_t bsnap[CELLS];
+
+static void snap(void) {
+  memcpy(fsnap, fcells, sizeof fcells);
+  memcpy(isnap, icells, sizeof icells);
+  memcpy(jsnap, jcells, sizeof jcells);
+  memcpy(bsnap, bcells, sizeof bcells);
+}
+static int unchanged(void) {
+  return !memcmp(fsnap, fcells, sizeof fcells) &&
+         !memcmp(isnap, icells, sizeof icells) &&
+         !memcmp(jsnap, jcells, sizeof jcells) &&
+         !memcmp(bsnap, bcells, sizeof bcells);
+}
+
+static uint64_t rng(uint64_t *s) { /* splitmix64 */
+  uint64_t z = (*s += 0x9e3779b97f4a7c15u);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+  return z ^ (z >> 31);
+}
+
+/* Cell values from a seed: small integers (sums stay exact in any
+ * order), with -0, inf and NaN among the floats and, when `huge`, some
+ * far-out int64s (positions far out of range; sums that wrap). */
+static void fill_cells(input *in) {
+  uint64_t s = (uint64_t)byte(in) << 8 | byte(in);
+  const int range = 1 + byte(in) % 8, huge = byte(in) % 4 == 0;
+  for (int i = 0; i < CELLS; i++) {
+    uint64_t r = rng(&s);
+    int64_t v = (int64_t)(r % (uint64_t)(2 * range + 1)) - range;
+    switch ((r >> 32) % 16) {
+    case 0: fcells[i] = -0.0; break;
+    case 1: fcells[i] = (r >> 40) & 1 ? INFINITY : -INFINITY; break;
+    case 2: fcells[i] = NAN; break;
+    default: fcells[i] = (double)v;
+    }
+    icells[i] = huge && (r >> 36) % 8 == 0 ? (int64_t)rng(&s) : v;
+    jcells[i] = huge && (r >> 52) % 8 == 0 ? (int32_t)rng(&s) : (int32_t)v;
+    bcells[i] = (r >> 44) & 1;
+  }
+}
+
+/* A view of one of the storages: up to 3 dims of mostly small sizes,
+ * small strides (negative and 0 too), sometimes huge ones. */
+static int fam_view(input *in, nd_tensor *out, const nd_tensor *base) {
+  nd_err e = {0};
+  int ndim = byte(in) % 4;
+  int64_t size[3], stride[3];
+  for (int i = 0; i < ndim; i++) {
+    uint8_t b = byte(in);
+    size[i] = b < 240 ? b % 6 : number(in);
+    b = byte(in);
+    stride[i] = b < 240 ? (int64_t)(b % 11) - 5 : number(in);
+  }
+  return nd_as_strided(&e, out, base, ndim, size, stride, byte(in) % CELLS) == ND_OK;
+}
+
+/* The element count of size, or -1 when it overflows (a 0 anywhere: 0). */
+static int64_t small_numel(int ndim, const int64_t *size) {
+  int64_t n = 1;
+  for (int i = 0; i < ndim; i++)
+    if (size[i] == 0) return 0;
+  for (int i = 0; i < ndim; i++)
+    if (nd_mul_ovf(n, size[i], &n)) return -1;
+  return n;
+}
+
+static char *elem(const nd_tensor *t, const int64_t *idx) {
+  int64_t o = t->offset;
+  for (int d = 0; d < t->ndim; d++) o += idx[d] * t->stride[d];
+  return (char *)t->storage->data + o * nd_dtype_size(t->dtype);
+}
+static int64_t geti(const nd_tensor *t, const int64_t *idx) {
+  const char *p = elem(t, idx);
+  return t->dtype == ND_INT64 ? *(const int64_t *)p
+         : t->dtype == ND_INT32 ? *(const int32_t *)p : *(const uint8_t *)p;
+}
+/* Next row-major index tuple of size (dim `skip` held at 0; -1: none);
+ * 0 after the last. */
+static int next(int ndim, const int64_t *size, int64_t *idx, int skip) {
+  for (int d = ndim - 1; d >= 0; d--) {
+    if (d == skip) continue;
+    if (++idx[d] < size[d]) return 1;
+    idx[d] = 0;
+  }
+  return 0;
+}
+/* The sort order: NaN largest, -0 equal to +0. */
+static int order(const nd_tensor *t, const char *a, const char *b) {
+  if (t->dtype == ND_FLOAT64) {
+    double x = *(const double *)a, y = *(const double *)b;
+    if (x != x || y != y) return (x != x) - (y != y);
+    return (x > y) - (x < y);
+  }
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+/* A position among n (base 0, negatives from the end), or -1. */
+static int64_t pos(int64_t w, int64_t n) {
+  int64_t q = w < 0 ? w + n : w;
+  return q >= 0 && q < n ? q : -1;
+}
+static int positions_ok(const nd_tensor *ix, int64_t n) {
+  int64_t idx[ND_MAX_DIMS] = {0};
+  if (nd_numel(ix) == 0) return 1;
+  do {
+    if (pos(geti(ix, idx), n) < 0) return 0;
+  } while (next(ix->ndim, ix->size, idx, -1));
+  return 1;
+}
+#define FAIL_UNSET(st, r) CHECK((st) != ND_OK && (r).storage == NULL)
+
+/* sort (values), argsort (!values) or topk (k >= 0) of t along dim. */
+static void fam_sort(input *in, const nd_tensor *t) {
+  nd_err e = {0};
+  nd_tensor v = ND_UNSET, ix = ND_UNSET;
+  int dim = (int)(byte(in) % 9) - 4, flag = byte(in), want_v = flag & 1;
+  int64_t k = -1;
+  int d = dim < 0 && t->ndim ? dim + t->ndim : dim;
+  int ok = t->ndim == 0 ? dim == 0 || dim == -1 : d >= 0 && d < t->ndim;
+  if (t->ndim == 0) d = 0;
+  const int64_t n = t->ndim ? (ok ? t->size[d] : 0) : 1;
+  nd_status st;
+  if (flag & 4) {
+    k = (int64_t)(byte(in) % 8) - 1;
+    ok = ok && k >= 0 && k <= n;
+    st = nd_topk(&e, &v, &ix, t, k, dim, flag & 2, flag & 8);
+  } else {
+    st = nd_sort(&e, want_v ? &v : NULL, &ix, t, dim, flag & 2);
+  }
+  CHECK(unchanged());
+  CHECK((st == ND_OK) == ok);
+  if (st) { FAIL_UNSET(st, v); FAIL_UNSET(st, ix); return; }
+  const int64_t m = k >= 0 ? k : n; /* lane length of the results */
+  CHECK(ix.dtype == ND_INT64 && ix.ndim == t->ndim);
+  for (int i = 0; i < t->ndim; i++)
+    CHECK(ix.size[i] == (i == d ? m : t->size[i]));
+  if (v.storage) CHECK(v.dtype == t->dtype && small_numel(v.ndim, v.size) == nd_numel(&ix));
+  if (nd_numel(t) == 0 || t->ndim == 0) goto done;
+  const int desc = (flag & 2) != 0; /* descending, or topk's largest */
+  const int64_t es = nd_dtype_size(t->dtype);
+  int64_t li[ND_MAX_DIMS] = {0}; /* lane start: li[d] = 0 */
+  do {
+    uint8_t seen[FAM_LIM] = {0};
+    int64_t a[ND_MAX_DIMS], prevq = -1;
+    memcpy(a, li, sizeof a);
+    const char *prev = NULL;
+    for (int64_t j = 0; j < m; j++) {
+      a[d] = j;
+      int64_t q = geti(&ix, a), b[ND_MAX_DIMS];
+      CHECK(q >= 0 && q < n && !seen[q]);
+      seen[q] = 1;
+      memcpy(b, li, sizeof b);
+      b[d] = q;
+      const char *x = elem(t, b);
+      if (v.storage) CHECK(!memcmp(elem(&v, a), x, (size_t)es));
+      if (prev && (k < 0 || flag & 8)) { /* sorted: order, stable ties */
+        int c = order(t, prev, x);
+        CHECK(desc ? c >= 0 : c <= 0);
+        if (k < 0 && c == 0) CHECK(prevq < q);
+      }
+      prev = x;
+      prevq = q;
+    }
+    if (k > 0) { /* topk: nothing left out is better than what was taken */
+      const char *worst = NULL;
+      for (int64_t q = 0; q < n; q++) {
+        int64_t b[ND_MAX_DIMS];
+        memcpy(b, li, sizeof b);
+        b[d] = q;
+        const char *x = elem(t, b);
+        if (seen[q] && (!worst || (desc ? order(t, x, worst) < 0 : order(t, x, worst) > 0)))
+          worst = x;
+      }
+      for (int64_t q = 0; q < n; q++) {
+        int64_t b[ND_MAX_DIMS];
+        memcpy(b, li, sizeof b);
+        b[d] = q;
+        if (!seen[q]) CHECK(desc ? order(t, elem(t, b), worst) <= 0
+                                 : order(t, elem(t, b), worst) >= 0);
+      }
+    }
+  } while (next(t->ndim, t->size, li, d));
+done:
+  nd_release(&v);
+  nd_release(&ix);
+}
+
+/* index_select (sel) or gather of t along dim by ix. */
+static void fam_gather(input *in, const nd_tensor *t, const nd_tensor *ix,
+                       int sel) {
+  nd_err e = {0};
+  nd_tensor r = ND_UNSET;
+  int dim = (int)(byte(in) % 6) - 1, ok = dim >= 0 && dim < t->ndim;
+  int64_t size[ND_MAX_DIMS];
+  int rn = sel ? t->ndim : ix->ndim;
+  if (sel) {
+    ok = ok && ix->ndim == 1;
+    memcpy(size, t->size, sizeof size);
+    if (ok) size[dim] = ix->size[0];
+  } else {
+    ok = ok && ix->ndim == t->ndim;
+    for (int i = 0; ok && i < t->ndim; i++)
+      ok = i == dim || ix->size[i] <= t->size[i];
+    memcpy(size, ix->size, sizeof size);
+  }
+  /* a result too large to check is not asked for (it would be allocated
+   * before the positions are checked); one whose byte count overflows
+   * must fail without an allocation */
+  int64_t rnum = small_numel(rn, size), bytes;
+  const int huge = rnum < 0 || nd_mul_ovf(rnum, 8, &bytes);
+  if (ok && !huge && rnum > FAM_LIM) return;
+  ok = ok && positions_ok(ix, t->size[dim]);
+  nd_status st = sel ? nd_index_select(&e, &r, t, dim, ix)
+                     : nd_gather(&e, &r, t, dim, ix);
+  CHECK(unchanged());
+  if (huge) { FAIL_UNSET(st, r); return; }
+  CHECK((st == ND_OK) == ok);
+  if (st) { FAIL_UNSET(st, r); return; }
+  CHECK(r.dtype == t->dtype && r.ndim == rn);
+  for (int i = 0; i < rn; i++) CHECK(r.size[i] == size[i]);
+  if (rnum == 0) goto done;
+  int64_t a[ND_MAX_DIMS] = {0};
+  do {
+    int64_t b[ND_MAX_DIMS], w;
+    memcpy(b, a, sizeof b);
+    if (sel) {
+      int64_t one[1] = {a[dim]};
+      w = geti(ix, one);
+    } else {
+      w = geti(ix, a);
+    }
+    b[dim] = pos(w, t->size[dim]);
+    CHECK(!memcmp(elem(&r, a), elem(t, b), (size_t)nd_dtype_size(t->dtype)));
+  } while (next(rn, size, a, -1));
+done:
+  nd_release(&r);
+}
+
+/* t:scatter_add_(dim, ix, src) against the same adds on a copy. */
+static void fam_scatter_add(input *in, const nd_tensor *t,
+                            const nd_tensor *ix, const nd_tensor *src) {
+  nd_err e = {0};
+  int dim = (int)(byte(in) % 6) - 1;
+  int ok = dim >= 0 && dim < t->ndim && ix->ndim == t->ndim &&
+           src->ndim == t->ndim && !(src->dtype == ND_FLOAT64 && t->dtype == ND_INT64);
+  for (int i = 0; ok && i < t->ndim; i++)
+    ok = (i == dim || ix->size[i] <= t->size[i]) && ix->size[i] <= src->size[i];
+  ok = ok && positions_ok(ix, t->size[dim]) && !nd_has_internal_overlap(t);
+  /* the expected storages: adds of what src and ix hold before any write */
+  static double fexp[CELLS];
+  static int64_t iexp[CELLS];
+  memcpy(fexp, fcells, sizeof fexp);
+  memcpy(iexp, icells, sizeof iexp);
+  int exact = 1;
+  if (ok && nd_numel(ix) > 0) {
+    int64_t a[ND_MAX_DIMS] = {0};
+    do {
+      int64_t b[ND_MAX_DIMS];
+      memcpy(b, a, sizeof b);
+      b[dim] = pos(geti(ix, a), t->size[dim]);
+      const char *s = elem(src, a);
+      int64_t cell = (elem(t, b) - (char *)t->storage->data) / 8;
+      if (t->dtype == ND_FLOAT64) {
+        double x = src->dtype == ND_FLOAT64 ? *(const double *)s
+                                            : (double)*(const int64_t *)s;
+        if (src->dtype == ND_INT64 && (x > 0x1p40 || x < -0x1p40)) exact = 0;
+        fexp[cell] += x;
+      } else {
+        iexp[cell] = (int64_t)((uint64_t)iexp[cell] + (uint64_t)*(const int64_t *)s);
+      }
+    } while (next(ix->ndim, ix->size, a, -1));
+  }
+  nd_status st = nd_scatter_add(&e, t, dim, ix, src);
+  CHECK((st == ND_OK) == ok);
+  if (st) { CHECK(unchanged()); return; }
+  CHECK(!memcmp(bsnap, bcells, sizeof bcells));
+  CHECK(!memcmp(iexp, icells, sizeof iexp));
+  if (exact)
+    for (int i = 0; i < CELLS; i++)
+      CHECK(fexp[i] == fcells[i] ? signbit(fexp[i]) == signbit(fcells[i])
+                                 : fexp[i] != fexp[i] && fcells[i] != fcells[i]);
+}
+
+static void fam_masked_select(const nd_tensor *t, const nd_tensor *mask) {
+  nd_err e = {0};
+  nd_tensor r = ND_UNSET;
+  int lead = t->ndim - mask->ndim, ok = lead >= 0;
+  for (int i = 0; ok && i < mask->ndim; i++)
+    ok = mask->size[i] == 1 || mask->size[i] == t->size[i + lead];
+  nd_status st = nd_masked_select(&e, &r, t, mask);
+  CHECK(unchanged());
+  CHECK((st == ND_OK) == ok);
+  if (st) { FAIL_UNSET(st, r); return; }
+  CHECK(r.ndim == 1 && r.dtype == t->dtype);
+  int64_t a[ND_MAX_DIMS] = {0}, j = 0;
+  const size_t es = (size_t)nd_dtype_size(t->dtype);
+  if (nd_numel(t) > 0) do {
+    int64_t m[ND_MAX_DIMS];
+    for (int i = 0; i < mask->ndim; i++)
+      m[i] = mask->size[i] == 1 ? 0 : a[i + lead];
+    if (*elem(mask, m)) {
+      CHECK(j < r.size[0]);
+      int64_t o[1] = {j++};
+      CHECK(!memcmp(elem(&r, o), elem(t, a), es));
+    }
+  } while (next(t->ndim, t->size, a, -1));
+  CHECK(j == r.size[0]);
+  nd_release(&r);
+}
+
+static void fam_nonzero(const nd_tensor *t) {
+  nd_err e = {0};
+  nd_tensor r = ND_UNSET;
+  nd_status st = nd_nonzero(&e, &r, t);
+  CHECK(unchanged());
+  CHECK(st == ND_OK);
+  CHECK(r.ndim == 2 && r.dtype == ND_INT64 && r.size[1] == t->ndim);
+  int64_t a[ND_MAX_DIMS] = {0}, j = 0;
+  if (nd_numel(t) > 0) do {
+    const char *p = elem(t, a);
+    int nz = t->dtype == ND_FLOAT64 ? *(const double *)p != 0
+             : t->dtype == ND_INT64 ? *(const int64_t *)p != 0 : *p != 0;
+    if (!nz) continue;
+    CHECK(j < r.size[0]);
+    for (int i = 0; i < t->ndim; i++) {
+      int64_t o[2] = {j, i};
+      CHECK(geti(&r, o) == a[i]);
+    }
+    j++;
+  } while (next(t->ndim, t->size, a, -1));
+  CHECK(j == r.size[0]);
+  nd_release(&r);
+}
+
+static void families(input *in) {
+  nd_err e = {0};
+  nd_tensor F = ND_UNSET, I = ND_UNSET, J = ND_UNSET, B = ND_UNSET;
+  int64_t n = CELLS;
+  fill_cells(in);
+  if (nd_wrap(&e, &F, fcells, sizeof fcells, ND_FLOAT64, 1, &n, NULL, NULL, NULL) ||
+      nd_wrap(&e, &I, icells, sizeof icells, ND_INT64, 1, &n, NULL, NULL, NULL) ||
+      nd_wrap(&e, &J, jcells, sizeof jcells, ND_INT32, 1, &n, NULL, NULL, NULL) ||
+      nd_wrap(&e, &B, bcells, sizeof bcells, ND_BOOL, 1, &n, NULL, NULL, NULL))
+    abort();
+  for (int steps = 0; steps < 4 && in->n; steps++) {
+    const uint8_t op = byte(in);
+    const nd_tensor *data = op & 8 ? &I : &F;
+    nd_tensor t = ND_UNSET, x = ND_UNSET, s = ND_UNSET;
+    /* index from I or J (int32), mask from B; src from F or I */
+    const nd_tensor *index = op & 64 ? &J : &I;
+    if (!fam_view(in, &t, op % 7 == 6 && op & 16 ? &B : data)) goto next;
+    if (nd_numel(&t) > FAM_LIM) goto next;
+    snap();
+    switch (op % 7) {
+    case 0: case 1: fam_sort(in, &t); break;
+    case 2: case 3:
+      if (fam_view(in, &x, index) && nd_numel(&x) <= FAM_LIM)
+        fam_gather(in, &t, &x, op % 7 == 2);
+      break;
+    case 4:
+      if (fam_view(in, &x, index) && nd_numel(&x) <= FAM_LIM &&
+          fam_view(in, &s, op & 32 ? &I : &F) && nd_numel(&s) <= FAM_LIM)
+        fam_scatter_add(in, &t, &x, &s);
+      break;
+    case 5:
+      if (fam_view(in, &x, &B) && nd_numel(&x) <= FAM_LIM)
+        fam_masked_select(&t, &x);
+      break;
+    default: fam_nonzero(&t); break;
+    }
+  next:
+    nd_release(&t);
+    nd_release(&x);
+    nd_release(&s);
+  }
+  nd_release(&F);
+  nd_release(&I);
+  nd_release(&J);
+  nd_release(&B);
+}
+
 static void npy(input *in) {
   static char path[64];
   if (!path[0]) snprintf(path, sizeof path, "/tmp/nd-fuzz-%d.npy", (int)getpid());
@@ -201,7 +609,9 @@ static void npy(input *in) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   input in = {data, size};
   for (int i = 0; i < CELLS; i++) cells[i] = i % 7 - 3;
-  if (byte(&in) & 1) geometry(&in);
+  const uint8_t mode = byte(&in);
+  if (mode & 1) geometry(&in);
+  else if (mode & 2) families(&in);
   else npy(&in);
   return 0;
 }

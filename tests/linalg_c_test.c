@@ -5,18 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-static int passed, failed;
-#define CHECK(cond)                                                         \
-  do {                                                                      \
-    if (cond) {                                                             \
-      passed++;                                                             \
-    } else {                                                                \
-      failed++;                                                             \
-      fprintf(stderr, "FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond);     \
-    }                                                                       \
-  } while (0)
-#define OK(call) CHECK((call) == ND_OK)
+#include "check.h"
 
 static double at(const nd_tensor *t, int64_t i, int64_t j) {
   nd_err e;
@@ -82,6 +71,5 @@ int main(void) {
   nd_release(&A), nd_release(&S), nd_release(&X), nd_release(&P);
   nd_release(&D), nd_release(&V), nd_release(&W), nd_release(&R);
   nd_release(&At);
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return check_report();
 }

@@ -6,13 +6,7 @@
 #include <lualib.h>
 #include <stdio.h>
 #include <string.h>
-
-static int passed, failed;
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (c) passed++;                                                        \
-    else { failed++; fprintf(stderr, "FAILED line %d: %s\n", __LINE__, #c); } \
-  } while (0)
+#include "check.h"
 
 static int releases;
 static void on_release(void *data, void *ctx) { (void)data; (void)ctx; releases++; }
@@ -81,6 +75,5 @@ int main(void) {
   int64_t ix[2] = {0, 0};
   CHECK(nd_get(&e, &mine, ix, &v) == ND_OK && v == 10);
   nd_release(&mine);
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return check_report();
 }

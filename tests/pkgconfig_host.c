@@ -19,10 +19,7 @@ extern "C" { /* the host's own Lua headers, as lua.hpp does */
 }
 #endif
 #include <stdio.h>
-
-static int passed, failed;
-#define CHECK(c) do { if (c) passed++; else { failed++; \
-  fprintf(stderr, "FAILED line %d: %s\n", __LINE__, #c); } } while (0)
+#include "check.h"
 
 int main(void) {
   lua_State *L = luaL_newstate();
@@ -48,6 +45,5 @@ int main(void) {
   CHECK(((double *)nd_data(&t))[5] == 5);
   lua_close(L);
   nd_release(&t);
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return check_report();
 }

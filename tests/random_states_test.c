@@ -6,13 +6,7 @@
 #include <lualib.h>
 #include <pthread.h>
 #include <stdio.h>
-
-static int passed, failed;
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (c) passed++;                                                        \
-    else { failed++; fprintf(stderr, "FAILED line %d: %s\n", __LINE__, #c); } \
-  } while (0)
+#include "check.h"
 
 static lua_State *open_state(void) {
   lua_State *L = luaL_newstate();
@@ -77,6 +71,5 @@ int main(void) {
   lua_close(a);
   lua_close(b);
   lua_close(c);
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return check_report();
 }

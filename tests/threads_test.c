@@ -11,13 +11,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-
-static int passed, failed;
-#define CHECK(c)                                                           \
-  do {                                                                     \
-    if (c) passed++;                                                       \
-    else { failed++; fprintf(stderr, "FAILED line %d: %s\n", __LINE__, #c); } \
-  } while (0)
+#include "check.h"
 
 static const char *script =
     "local nd = require 'nd'\n"
@@ -114,6 +108,5 @@ int main(void) {
   CHECK(shared_releases == 1);
   for (int i = 0; i < 1024; i++)
     if (shared_buf[i] != (float)i / 1024) { CHECK(!"shared buffer changed"); break; }
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return check_report();
 }

@@ -125,4 +125,15 @@ end
 -- nd's own dependencies, as nd.pc lists them.
 C_LIBS = "$(pkg-config --libs openblas sleef 2>/dev/null || echo -lopenblas -lsleef) -lm -pthread"
 
+-- A temporary .npy file with this header dict (padded as NumPy pads) and
+-- data; returns its path.
+function npy_file(header, data)
+  local path = os.tmpname()
+  local f = assert(io.open(path, "wb"))
+  local h = header .. string.rep(" ", (64 - (10 + #header + 1) % 64) % 64) .. "\n"
+  f:write("\147NUMPY\1\0", string.char(#h % 256, math.floor(#h / 256)), h, data or "")
+  f:close()
+  return path
+end
+
 return nd

@@ -47,19 +47,18 @@ static const nd_tensor *value_arg(lua_State *L, int idx, int dtype,
   return v;
 }
 
+/* f(t, dim, index) -> a fresh result: index_select, gather. */
+typedef nd_status (*select_fn)(nd_err *, nd_tensor *, const nd_tensor *, int,
+                               const nd_tensor *);
+static int dim_select(lua_State *L, const char *fn, select_fn f) {
+  int d;
+  nd_tensor *ix, *t = ndL_dim_index(L, fn, &d, &ix);
+  RESULT(L, fn, f(&e, r, t, d, ix));
+}
 static int l_index_select(lua_State *L) {
-  nd_tensor *t = ndL_check(L, 1, "index_select");
-  int d = ndL_dim(L, 2, t->ndim, "index_select");
-  nd_tensor *ix = ndL_check(L, 3, "index_select");
-  RESULT(L, "index_select", nd_index_select(&e, r, t, d, ix));
+  return dim_select(L, "index_select", nd_index_select);
 }
-
-static int l_gather(lua_State *L) {
-  nd_tensor *t = ndL_check(L, 1, "gather");
-  int d = ndL_dim(L, 2, t->ndim, "gather");
-  nd_tensor *ix = ndL_check(L, 3, "gather");
-  RESULT(L, "gather", nd_gather(&e, r, t, d, ix));
-}
+static int l_gather(lua_State *L) { return dim_select(L, "gather", nd_gather); }
 
 static int l_take(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "take");
@@ -67,26 +66,34 @@ static int l_take(lua_State *L) {
   RESULT(L, "take", nd_take(&e, r, t, ix));
 }
 
-static int l_scatter_(lua_State *L) {
-  nd_tensor *t = ndL_check(L, 1, "scatter_");
-  int d = ndL_dim(L, 2, t->ndim, "scatter_");
-  nd_tensor *ix = ndL_check(L, 3, "scatter_");
-  const nd_tensor *s = value_arg(L, 4, t->dtype, "scatter_", "src");
-  INPLACE(L, "scatter_", nd_scatter(&e, t, d, ix, s));
+/* t:f_(dim, index, src) in place: scatter_, scatter_add_, index_fill_,
+ * index_copy_. A `value` name lets src be a number or boolean too. */
+typedef nd_status (*scatter_fn)(nd_err *, const nd_tensor *, int,
+                                const nd_tensor *, const nd_tensor *);
+static int dim_scatter(lua_State *L, const char *fn, scatter_fn f,
+                       const char *value) {
+  int d;
+  nd_tensor *ix, *t = ndL_dim_index(L, fn, &d, &ix);
+  const nd_tensor *s =
+      value ? value_arg(L, 4, t->dtype, fn, value) : ndL_check(L, 4, fn);
+  INPLACE(L, fn, f(&e, t, d, ix, s));
 }
-
+static int l_scatter_(lua_State *L) {
+  return dim_scatter(L, "scatter_", nd_scatter, "src");
+}
 static int l_scatter_add_(lua_State *L) {
-  nd_tensor *t = ndL_check(L, 1, "scatter_add_");
-  int d = ndL_dim(L, 2, t->ndim, "scatter_add_");
-  nd_tensor *ix = ndL_check(L, 3, "scatter_add_");
-  nd_tensor *s = ndL_check(L, 4, "scatter_add_");
-  INPLACE(L, "scatter_add_", nd_scatter_add(&e, t, d, ix, s));
+  return dim_scatter(L, "scatter_add_", nd_scatter_add, NULL);
+}
+static int l_index_fill_(lua_State *L) {
+  return dim_scatter(L, "index_fill_", nd_index_fill, "value");
+}
+static int l_index_copy_(lua_State *L) {
+  return dim_scatter(L, "index_copy_", nd_index_copy, NULL);
 }
 
 static int l_index_add_(lua_State *L) {
-  nd_tensor *t = ndL_check(L, 1, "index_add_");
-  int d = ndL_dim(L, 2, t->ndim, "index_add_");
-  nd_tensor *ix = ndL_check(L, 3, "index_add_");
+  int d;
+  nd_tensor *ix, *t = ndL_dim_index(L, "index_add_", &d, &ix);
   nd_tensor *s = ndL_check(L, 4, "index_add_");
   double alpha = 1;
   if (!lua_isnoneornil(L, 5)) {
@@ -96,22 +103,6 @@ static int l_index_add_(lua_State *L) {
     alpha = lua_tonumber(L, 5);
   }
   INPLACE(L, "index_add_", nd_index_add(&e, t, d, ix, s, alpha));
-}
-
-static int l_index_fill_(lua_State *L) {
-  nd_tensor *t = ndL_check(L, 1, "index_fill_");
-  int d = ndL_dim(L, 2, t->ndim, "index_fill_");
-  nd_tensor *ix = ndL_check(L, 3, "index_fill_");
-  const nd_tensor *v = value_arg(L, 4, t->dtype, "index_fill_", "value");
-  INPLACE(L, "index_fill_", nd_index_fill(&e, t, d, ix, v));
-}
-
-static int l_index_copy_(lua_State *L) {
-  nd_tensor *t = ndL_check(L, 1, "index_copy_");
-  int d = ndL_dim(L, 2, t->ndim, "index_copy_");
-  nd_tensor *ix = ndL_check(L, 3, "index_copy_");
-  nd_tensor *s = ndL_check(L, 4, "index_copy_");
-  INPLACE(L, "index_copy_", nd_index_copy(&e, t, d, ix, s));
 }
 
 static int l_masked_fill_(lua_State *L) {

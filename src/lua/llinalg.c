@@ -9,25 +9,12 @@ typedef nd_status (*unary_fn)(nd_err *, nd_tensor *, const nd_tensor *);
 typedef nd_status (*binary_fn)(nd_err *, nd_tensor *, const nd_tensor *,
                                const nd_tensor *);
 
-/* A 0-d result as a number (the userdata below it is left for the GC). */
-static int push_result(lua_State *L, nd_tensor *r) {
-  if (r->ndim == 0) {
-    int64_t none[1] = {0};
-    ndL_push_elem(L, r, none);
-  } else {
-    ndL_charge(L, r);
-  }
-  return 1;
-}
-
 static int unary(lua_State *L, const char *fn, unary_fn f, int number) {
   nd_tensor *a = ndL_check(L, 1, fn);
   nd_tensor *r = ndL_new(L);
   nd_err e = ndL_err();
   NDL_CALL(L, e, f(&e, r, a));
-  if (number) return push_result(L, r);
-  ndL_charge(L, r);
-  return 1;
+  return ndL_return(L, 1, &r, number);
 }
 
 static int binary(lua_State *L, const char *fn, binary_fn f) {
@@ -58,52 +45,34 @@ static int l_matrix_rank(lua_State *L) {
   return unary(L, "matrix_rank", nd_linalg_matrix_rank, 1);
 }
 
-static int l_slogdet(lua_State *L) {
-  nd_tensor *a = ndL_check(L, 1, "slogdet");
-  nd_tensor *s = ndL_new(L), *v = ndL_new(L);
+/* The functions of one matrix with several results: n fresh results r,
+ * returned as numbers when `numbers` and they are 0-d. */
+typedef nd_status (*multi_fn)(nd_err *, nd_tensor **r, const nd_tensor *);
+static int multi(lua_State *L, const char *fn, int n, multi_fn f,
+                 int numbers) {
+  nd_tensor *a = ndL_check(L, 1, fn), *r[3];
+  ndL_new_n(L, n, r);
   nd_err e = ndL_err();
-  NDL_CALL(L, e, nd_linalg_slogdet(&e, s, v, a));
-  if (s->ndim == 0) {
-    int64_t none[1] = {0};
-    ndL_push_elem(L, s, none);
-    ndL_push_elem(L, v, none);
-    return 2;
-  }
-  ndL_charge(L, s);
-  ndL_charge(L, v);
-  return 2;
+  NDL_CALL(L, e, f(&e, r, a));
+  return ndL_return(L, n, r, numbers);
 }
 
-static int l_qr(lua_State *L) {
-  nd_tensor *a = ndL_check(L, 1, "qr");
-  nd_tensor *q = ndL_new(L), *r = ndL_new(L);
-  nd_err e = ndL_err();
-  NDL_CALL(L, e, nd_linalg_qr(&e, q, r, a));
-  ndL_charge(L, q);
-  ndL_charge(L, r);
-  return 2;
+static nd_status slogdet(nd_err *e, nd_tensor **r, const nd_tensor *a) {
+  return nd_linalg_slogdet(e, r[0], r[1], a);
 }
-
-static int l_svd(lua_State *L) {
-  nd_tensor *a = ndL_check(L, 1, "svd");
-  nd_tensor *u = ndL_new(L), *s = ndL_new(L), *vh = ndL_new(L);
-  nd_err e = ndL_err();
-  NDL_CALL(L, e, nd_linalg_svd(&e, u, s, vh, a));
-  ndL_charge(L, u);
-  ndL_charge(L, s);
-  ndL_charge(L, vh);
-  return 3;
+static nd_status qr(nd_err *e, nd_tensor **r, const nd_tensor *a) {
+  return nd_linalg_qr(e, r[0], r[1], a);
 }
-
-static int l_eigh(lua_State *L) {
-  nd_tensor *a = ndL_check(L, 1, "eigh");
-  nd_tensor *w = ndL_new(L), *v = ndL_new(L);
-  nd_err e = ndL_err();
-  NDL_CALL(L, e, nd_linalg_eigh(&e, w, v, a));
-  ndL_charge(L, w);
-  ndL_charge(L, v);
-  return 2;
+static nd_status svd(nd_err *e, nd_tensor **r, const nd_tensor *a) {
+  return nd_linalg_svd(e, r[0], r[1], r[2], a);
 }
+static nd_status eigh(nd_err *e, nd_tensor **r, const nd_tensor *a) {
+  return nd_linalg_eigh(e, r[0], r[1], a);
+}
+static int l_slogdet(lua_State *L) { return multi(L, "slogdet", 2, slogdet, 1); }
+static int l_qr(lua_State *L) { return multi(L, "qr", 2, qr, 0); }
+static int l_svd(lua_State *L) { return multi(L, "svd", 3, svd, 0); }
+static int l_eigh(lua_State *L) { return multi(L, "eigh", 2, eigh, 0); }
 
 static int l_matrix_power(lua_State *L) {
   nd_tensor *a = ndL_check(L, 1, "matrix_power");
@@ -145,7 +114,7 @@ static int l_norm(lua_State *L) {
   nd_tensor *r = ndL_new(L);
   nd_err e = ndL_err();
   NDL_CALL(L, e, nd_linalg_norm(&e, r, a, ord, p));
-  return push_result(L, r);
+  return ndL_return(L, 1, &r, 1);
 }
 
 /* plan(name, A [, B]): the LAPACK calls name(A [, B]) would make. */

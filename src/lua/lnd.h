@@ -162,5 +162,15 @@ int ndL_tensor_key(lua_State *L, int assign);
 void ndL_open_linalg(lua_State *L);
 void ndL_open_random(lua_State *L);
 int luaopen_nd(lua_State *L);
+/* Shared argument and result helpers (lhelp.c). The tensor t at 1, a dim
+ * of t at 2 (into *dim, 0-based) and an index tensor at 3 (*index). */
+nd_tensor *ndL_dim_index(lua_State *L, const char *fn, int *dim,
+                         nd_tensor **index);
+/* n fresh results (ndL_new each, pushed in order) into r[0..n). */
+void ndL_new_n(lua_State *L, int n, nd_tensor **r);
+/* Return the n results r made by ndL_new_n (the top n slots): charged to
+ * the collector, or with `numbers` and 0-d results pushed again as Lua
+ * values. Returns n, the C function's result count. */
+int ndL_return(lua_State *L, int n, nd_tensor *const *r, int numbers);
 
 #endif

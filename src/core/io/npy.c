@@ -107,9 +107,12 @@ static nd_status unsupported_descr(nd_err *e, const char *path, const char *p) {
   const char *name = "unknown";
   for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
     if (n > 1 && kinds[i].kind == p[1]) name = kinds[i].name;
-  int bits = n > 2 && strchr("fiuc", p[1]) ? 8 * atoi(p + 2) : 0;
-  char dt[32];
-  snprintf(dt, sizeof dt, bits ? "%s%d" : "%s", name, bits);
+  long long bytes = 0; /* at most 14 digits (n <= 16): no overflow */
+  for (int i = 2; i < n && p[i] >= '0' && p[i] <= '9'; i++)
+    bytes = bytes * 10 + (p[i] - '0');
+  long long bits = n > 2 && strchr("fiuc", p[1]) ? 8 * bytes : 0;
+  char dt[40];
+  snprintf(dt, sizeof dt, bits ? "%s%lld" : "%s", name, bits);
   return nd_fail(e, ND_EIO, "load: %s: unsupported dtype '%.*s' (%s); nd reads "
                  "float32 ('<f4'), float64 ('<f8'), int32 ('<i4'), int64 "
                  "('<i8'), uint8 ('|u1') and bool ('|b1'), either byte order",

@@ -214,11 +214,18 @@ static nd_loop_fn move_loop(int op, int dtype, int index_dtype) {
   }
 }
 
+/* The stride of dim d in steps taken: a dim of one element (or none), or
+ * any dim of an empty t, is never stepped, and its stride may be anything
+ * (even -2^63). */
+static int64_t step(const nd_tensor *t, int d) {
+  return t->size[d] > 1 && nd_numel(t) > 0 ? t->stride[d] : 0;
+}
+
 /* Runs op over ops (3 headers of one shape) along dim of the target t.
  * Returns nonzero when a gather met a position out of range. */
 static int run_move(int op, const nd_tensor *const *ops, const nd_tensor *t,
                     int dim, const nd_tensor *ix, int base, double alpha) {
-  move_ctx x = {t->size[dim], base, t->stride[dim] * nd_dtype_size(t->dtype),
+  move_ctx x = {t->size[dim], base, step(t, dim) * nd_dtype_size(t->dtype),
                 op, 0, alpha, 0};
   nd_loop_fn fn;
   nd_iter it;
@@ -233,12 +240,17 @@ static int run_move(int op, const nd_tensor *const *ops, const nd_tensor *t,
   return x.bad;
 }
 
-/* A borrowed header (no reference) of t with `size`, stride[dim] = 0. */
+/* A borrowed header (no reference) of t with `size`, stride[dim] = 0.
+ * With no position along dim t is empty and may carry any strides (even
+ * -2^63): nothing is read through the line then, and its strides are 0. */
 static nd_tensor line_view(const nd_tensor *t, int dim, int ndim,
                            const int64_t *size) {
   nd_tensor v = *t;
   v.ndim = ndim;
-  for (int d = 0; d < ndim; d++) v.size[d] = size[d];
+  for (int d = 0; d < ndim; d++) {
+    v.size[d] = size[d];
+    if (t->size[dim] == 0) v.stride[d] = 0;
+  }
   v.stride[dim] = 0;
   return v;
 }
@@ -279,7 +291,7 @@ static int select_blocks(const nd_tensor *out, const nd_tensor *t, int dim,
   }
   if (inner < 16) return 0;
   int64_t k = index->size[0], n = t->size[dim], ist = index->stride[0];
-  int64_t ds = t->stride[dim] * es, bytes = inner * es, idx[ND_MAX_DIMS] = {0};
+  int64_t ds = step(t, dim) * es, bytes = inner * es, idx[ND_MAX_DIMS] = {0};
   const char *ip = nd_ptr(index), *tb = nd_ptr(t);
   char *o = nd_ptr(out);
   int i32 = index->dtype == ND_INT32;
@@ -293,9 +305,9 @@ static int select_blocks(const nd_tensor *out, const nd_tensor *t, int dim,
     }
     int d = dim - 1;
     for (; d >= 0; d--) { /* odometer over the dims before dim */
-      tb += t->stride[d] * es;
+      tb += step(t, d) * es;
       if (++idx[d] < t->size[d]) break;
-      tb -= t->stride[d] * t->size[d] * es;
+      tb -= step(t, d) * t->size[d] * es;
       idx[d] = 0;
     }
     if (d < 0) return 1;

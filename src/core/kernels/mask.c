@@ -230,7 +230,8 @@ typedef void (*row_fn)(const int64_t *idx, const uint8_t *f, int64_t n,
 static nd_status each_row(nd_err *e, const nd_tensor *t, row_fn fn,
                           void *ctx) {
   int nd = t->ndim;
-  int64_t n = nd ? t->size[nd - 1] : 1, st = nd ? t->stride[nd - 1] : 0;
+  /* a dim of one element is never stepped: its stride may be anything */
+  int64_t n = nd ? t->size[nd - 1] : 1, st = n > 1 ? t->stride[nd - 1] : 0;
   int64_t es = nd_dtype_size(t->dtype), idx[ND_MAX_DIMS] = {0};
   enum { CHUNK = 4096 };
   uint8_t f[CHUNK];
@@ -246,9 +247,10 @@ static nd_status each_row(nd_err *e, const nd_tensor *t, row_fn fn,
     }
     int d = nd - 2;
     for (; d >= 0; d--) { /* odometer over the leading dims */
-      row += t->stride[d] * es;
+      const int64_t sd = t->size[d] > 1 ? t->stride[d] : 0;
+      row += sd * es;
       if (++idx[d] < t->size[d]) break;
-      row -= t->stride[d] * t->size[d] * es;
+      row -= sd * t->size[d] * es;
       idx[d] = 0;
     }
     if (d < 0) return ND_OK;

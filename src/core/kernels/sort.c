@@ -391,6 +391,7 @@ static int64_t lane_offset(const nd_tensor *t, int dim, int64_t r) {
 }
 static int64_t lane_count(const nd_tensor *t, int dim) {
   int64_t r = 1;
+  if (nd_numel(t) == 0) return 0; /* its other dims' product may overflow */
   for (int i = 0; i < t->ndim; i++)
     if (i != dim) r *= t->size[i];
   return r;
@@ -430,7 +431,8 @@ enum { CHUNK = 4096 }; /* items built at a time for the heap */
     const nd_tensor *t = j->t;                                              \
     int dt = t->dtype;                                                      \
     int64_t es = nd_dtype_size(dt), n = j->n, k = j->k;                     \
-    int64_t ss = dstride(t, j->dim) * es;                                   \
+    /* a lane of one is never stepped: its stride may be anything */        \
+    int64_t ss = n > 1 ? dstride(t, j->dim) * es : 0;                       \
     const char *src = at(t, lane_offset(t, j->dim, r));                     \
     uint64_t flip = j->flip ? key_mask(dt) : 0;                             \
     char *v = NULL;                                                         \

@@ -83,6 +83,25 @@ nd_status lin_broadcast(nd_err *e, const char *fn, int n,
   return ND_OK;
 }
 
+nd_status lin_rhs(nd_err *e, const char *fn, const nd_tensor *a,
+                  const nd_tensor *bt, int64_t rows, const char *name,
+                  lin_batch *b, int mdims[2], int *nrhs) {
+  const int vec = bt->ndim == 1;
+  if (bt->ndim == 0 || bt->size[bt->ndim - 1 - !vec] != rows) {
+    char s1[ND_SIZES_BUF], s2[ND_SIZES_BUF];
+    return nd_fail(e, ND_EINVAL, "%s: A of shape %s and B of shape %s do not "
+                   "match (B must be (%s,) or (..., %s, k) with %s = %lld)",
+                   fn, shape(s1, a), shape(s2, bt), name, name, name,
+                   (long long)rows);
+  }
+  const nd_tensor *ops[2] = {a, bt};
+  mdims[0] = 2;
+  mdims[1] = vec ? 1 : 2;
+  if (lin_broadcast(e, fn, 2, ops, mdims, b)) return e->code;
+  *nrhs = 1;
+  return vec ? ND_OK : lin_int(e, fn, bt->size[bt->ndim - 1], nrhs);
+}
+
 lin_mat lin_at(const lin_batch *b, const nd_tensor *t, int mdims, int64_t k) {
   lin_mat m;
   const int nd = t->ndim, tb = nd - mdims;

@@ -37,6 +37,13 @@ nd_status lin_check(nd_err *e, const char *fn, const nd_tensor *a,
 nd_status lin_broadcast(nd_err *e, const char *fn, int n,
                         const nd_tensor *const *ts, const int *mdims,
                         lin_batch *b);
+/* B (bt) as the right-hand side of A: (rows,) or (..., rows, k), rows
+ * named `name` in the message. Broadcasts A's and B's batch dims into b;
+ * mdims gets {2, 1} for a vector B, else {2, 2}; *nrhs gets k (1 for a
+ * vector). */
+nd_status lin_rhs(nd_err *e, const char *fn, const nd_tensor *a,
+                  const nd_tensor *bt, int64_t rows, const char *name,
+                  lin_batch *b, int mdims[2], int *nrhs);
 /* The k-th matrix (row-major over the batch) of t, whose last `mdims`
  * dims are the matrix (mdims 1: a column vector). */
 lin_mat lin_at(const lin_batch *b, const nd_tensor *t, int mdims, int64_t k);

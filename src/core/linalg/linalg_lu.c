@@ -117,22 +117,12 @@ nd_status nd_linalg_inv(nd_err *e, nd_tensor *out, const nd_tensor *a) {
 nd_status nd_linalg_solve(nd_err *e, nd_tensor *out, const nd_tensor *a,
                           const nd_tensor *bt) {
   const char *fn = "solve";
-  char s1[ND_SIZES_BUF], s2[ND_SIZES_BUF];
   lin_batch b;
   if (lin_check(e, fn, a, 1, &b)) return e->code;
-  const int vec = bt->ndim == 1;
   const int64_t n = a->size[a->ndim - 1];
-  if (bt->ndim == 0 || bt->size[bt->ndim - 1 - !vec] != n)
-    return nd_fail(e, ND_EINVAL, "%s: A of shape %s and B of shape %s do not "
-                   "match (B must be (n,) or (..., n, k) with n = %lld)", fn,
-                   nd_fmt_sizes(s1, sizeof s1, a->ndim, a->size),
-                   nd_fmt_sizes(s2, sizeof s2, bt->ndim, bt->size),
-                   (long long)n);
-  const nd_tensor *ops[2] = {a, bt};
-  const int mdims[2] = {2, vec ? 1 : 2};
-  if (lin_broadcast(e, fn, 2, ops, mdims, &b)) return e->code;
-  int nrhs = 1;
-  if (!vec && lin_int(e, fn, bt->size[bt->ndim - 1], &nrhs)) return e->code;
+  int mdims[2], nrhs;
+  if (lin_rhs(e, fn, a, bt, n, "n", &b, mdims, &nrhs)) return e->code;
+  const int vec = mdims[1] == 1;
   const int dt = lin_dtype(nd_promote_types(a->dtype, bt->dtype));
   const lin_lapack *L = lin_lapack_for(dt);
   const int ni = (int)n;
