@@ -33,6 +33,9 @@ enum { CHUNK = 256 };
     else                                                                    \
       STRIDED(st, (int64_t)sizeof(T), bd[i] = (double)AT(const T, s));      \
     break;
+#if ND_IFUNC
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 static void load(int dt, const char *restrict s, int64_t st, int64_t n, int via_int,
                  double *restrict bd, int64_t *restrict bi) {
   switch (dt) { ND_DTYPES(CV_LOAD) }
@@ -61,6 +64,9 @@ static inline double clamp_d(double v, double lo, double hi) {
   v = v < lo ? lo : v;
   return v > hi ? hi : v;
 }
+#if ND_IFUNC
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 static void store(int dt, char *restrict d, int64_t st, int64_t n, int via_int,
                   const double *restrict bd, const int64_t *restrict bi) {
   int64_t lo = dt == ND_INT32 ? INT32_MIN : dt == ND_INT64 ? INT64_MIN : 0;
