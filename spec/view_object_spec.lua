@@ -3,6 +3,7 @@
 -- to the owner; scalar operands with out take a direct kernel path that
 -- must agree with the general one.
 local nd = require "nd"
+require "nd.testing" -- assert.tensor_equal
 
 describe("views without finalizers", function()
   it("a view has no __gc and the tensor methods", function()
@@ -95,15 +96,11 @@ describe("small contiguous operands (the direct kernel path)", function()
   local dts = { "float32", "float64", "int32", "int64", "uint8", "bool" }
   local scalars = { 0.016, 2, -3, 300, 2 ^ 40, -0.0, 1 / 0, 0 / 0, 7.5, 2 ^ 31 + 5 }
   local ops = { "add", "sub", "mul", "div", "maximum", "minimum", "eq", "lt", "ge" }
-  local function same(x, y) return x == y or (x ~= x and y ~= y) end
+  -- nd.testing's comparison (shape, dtype, values, NaN equal to NaN), with
+  -- the case named in front of its message.
   local function check(what, want, got)
-    assert.equals(want:dtype(), got:dtype(), what)
-    local w, g = want:totable(), got:totable()
-    for i = 1, #w do
-      if not same(w[i], g[i]) then
-        error(("%s: element %d %s, want %s"):format(what, i, tostring(g[i]), tostring(w[i])))
-      end
-    end
+    local ok, err = pcall(assert.tensor_equal, want, got)
+    if not ok then error(what .. ": " .. tostring(err), 0) end
   end
   local function operands(dt, seed)
     local wide = (nd.linspace(-300, 300, 14) + seed):to(dt)
