@@ -7,17 +7,7 @@
 # spec/embed_spec.lua (make test) and make check-embed (CI, with valgrind).
 # Prints "N passed, N failed".
 set -u
-here=$(cd "$(dirname "$0")/.." && pwd)
-cd "$here" || exit 1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-prefix=$tmp/prefix
-passed=0; failed=0
-check() { # check "what" command...
-  what=$1; shift
-  if out=$("$@" 2>&1); then passed=$((passed + 1))
-  else failed=$((failed + 1)); echo "FAILED: $what"; echo "$out" | tail -n 20; fi
-}
+. "$(dirname "$0")/check-lib.sh"
 host_ok() { # the host's own summary says it passed everything
   out=$("$@" 2>&1) || { echo "$out"; return 1; }
   echo "$out" | grep -Eq '^[1-9][0-9]* passed, 0 failed$' || { echo "$out"; return 1; }

@@ -5,17 +5,8 @@
 # run; the Lua module loaded from lib/lua/<5.x> with no libnd on the loader
 # path. Prints "N passed, N failed".
 set -u
-here=$(cd "$(dirname "$0")/.." && pwd)
-cd "$here" || exit 1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-prefix=$tmp/prefix
-passed=0; failed=0
-check() { # check "what" command...
-  what=$1; shift
-  if out=$("$@" 2>&1); then passed=$((passed + 1))
-  else failed=$((failed + 1)); echo "FAILED: $what"; echo "$out" | tail -n 15; fi
-}
+CHECK_TAIL=15
+. "$(dirname "$0")/check-lib.sh"
 
 check "an unknown LUA_PC is refused, nothing installed" sh -c \
   "! make -s --no-print-directory LUA_PC=lua9 PREFIX='$tmp/bad' install 2>'$tmp/bad.txt' &&
