@@ -35,8 +35,11 @@ local NP = {
 local npdt = { float32 = "np.float32", float64 = "np.float64", int32 = "np.int32",
   int64 = "np.int64", uint8 = "np.uint8", bool = "np.bool_" }
 
+-- ND_BENCH_ONLY: a Lua pattern; only cells whose "op dtype layout" matches run.
+local only = os.getenv("ND_BENCH_ONLY")
 local cells = {}
 local function cell(name, dt, layout, f, np_stmt)
+  if only and not (name .. " " .. dt .. " " .. layout):find(only) then return end
   cells[#cells + 1] = { name = name, dt = dt, layout = layout, f = f, np = np_stmt }
 end
 
