@@ -65,6 +65,38 @@ describe("indexing with tensors", function()
     assert.same({ 1, 1, 0, 3 }, c:totable())
   end)
 
+  it("adds a long index into a small target (the histogram path) as into a strided one", function()
+    local g = nd.generator(7)
+    for _, dt in ipairs({ "float32", "float64", "int32", "int64", "uint8", "bool" }) do
+      for _, idt in ipairs({ "int32", "int64" }) do
+        local ix = g:randint(-10, 11, { 500 }):to(idt)
+        ix:masked_fill_(ix:eq(0), 3) -- 0 is no position when counting from 1
+        local src = g:randint(0, 3, { 500 }):to(dt)
+        local dense = nd.zeros(10, dt)
+        local strided = nd.zeros(10, 2, dt):select(2, 1) -- stride 2: not staged
+        dense:scatter_add_(1, ix, src)
+        strided:scatter_add_(1, ix, src)
+        assert.same(strided:totable(), dense:totable())
+        local expanded = nd.zeros(10, dt):scatter_add_(1, ix, nd.ones(1, dt):expand(500))
+        local counted = nd.zeros(10, 2, dt):select(2, 1):scatter_add_(1, ix, nd.ones(500, dt))
+        assert.same(counted:totable(), expanded:totable())
+        if dt ~= "bool" then
+          local a = nd.zeros(10, dt):index_add_(1, ix, src, 2)
+          local b = nd.zeros(10, 2, dt):select(2, 1):index_add_(1, ix, src, 2)
+          assert.same(b:totable(), a:totable())
+        end
+        local before = dense:totable()
+        ix[400] = 11
+        assert_error_matches(function() dense:scatter_add_(1, ix, src) end,
+          "scatter_add_", "11", "size 10")
+        assert.same(before, dense:totable())
+        ix[400] = -11
+        assert_error_matches(function() dense:index_add_(1, ix, src) end, "index_add_", "-11")
+        assert.same(before, dense:totable())
+      end
+    end
+  end)
+
   it("integer accumulation wraps as integer arithmetic does (no overflow trap)", function()
     local t = nd.full({ 1 }, 2147483647, "int32")
     t:scatter_add_(1, I { 1 }, nd.ones(1, "int32"))

@@ -117,6 +117,14 @@ enum { MOVE_GATHER, MOVE_SCATTER, MOVE_ADD };
     return;                                                                 \
   }
 
+/* Random reads miss the cache: ask for the line PREFETCH_AHEAD entries
+ * on while this one loads. The address is formed in unsigned arithmetic
+ * (the entry is not checked yet) and a prefetch never faults. */
+#define PREFETCH_AHEAD 32
+#define PREFETCH(s, w)                                                      \
+  __builtin_prefetch((const void *)((uintptr_t)(s) +                        \
+                                    (uint64_t)POS((int64_t)(w)) * (uint64_t)ds))
+
 /* Gather: ops (out, index, line): out = line[q]. Scatter: ops (index,
  * line, src): line[q] = src. Moves are bytes of T's size. */
 #define MOVE_LOOPS(T, IT)                                                   \
@@ -129,7 +137,14 @@ enum { MOVE_GATHER, MOVE_SCATTER, MOVE_ADD };
     if (st[0] == sizeof(T) && st[1] == sizeof(IT) && st[2] == 0) {          \
       T *ot = (T *)o;                                                       \
       const IT *it = (const IT *)ix;                                        \
-      for (int64_t i = 0; i < n; i++) {                                     \
+      int64_t i = 0;                                                        \
+      for (; i + PREFETCH_AHEAD < n; i++) {                                 \
+        int64_t w = it[i];                                                  \
+        CHECKED_POS(q, w)                                                   \
+        PREFETCH(s, it[i + PREFETCH_AHEAD]);                                \
+        memcpy(ot + i, s + q * ds, sizeof(T));                              \
+      }                                                                     \
+      for (; i < n; i++) {                                                  \
         int64_t w = it[i];                                                  \
         CHECKED_POS(q, w)                                                   \
         memcpy(ot + i, s + q * ds, sizeof(T));                              \
@@ -160,14 +175,32 @@ MOVE_LOOPS(uint64_t, int32_t)
 MOVE_LOOPS(uint64_t, int64_t)
 
 /* Accumulating scatter, typed: line[q] += alpha * src (bool: or). The
- * index dtype and alpha == 1 are decided outside the element loop. */
+ * index dtype and alpha == 1 are decided outside the element loop. Adds
+ * check positions as they go, for the staged walk (see scatter_walk). */
+#define ADD_ONE(T, kind, dp, sv, EXPR, WRAP)                                \
+  *dp = kind == 'b'   ? (T)(*dp || sv)                                      \
+        : kind == 'f' ? (T)(EXPR)                                           \
+                      : (T)(uint64_t)(WRAP)
 #define ADD_BODY(T, kind, IT, EXPR)                                         \
   for (int64_t i = 0; i < n; i++, ix += st[0], d += st[1], s += st[2]) {    \
     int64_t w = *(const IT *)ix;                                            \
     T *dp = (T *)(d + POS(w) * ds), sv = *(const T *)s;                     \
-    *dp = kind == 'b'   ? (T)(*dp || sv)                                    \
-          : kind == 'f' ? (T)(EXPR)                                         \
-                        : (T)(uint64_t)(EXPR##_WRAP);                       \
+    ADD_ONE(T, kind, dp, sv, EXPR, EXPR##_WRAP);                                         \
+  }
+/* The histogram shape (a dense index into dense bins, src dense or one
+ * expanded value): indexed addressing, no byte strides to step. */
+#define ADD_DENSE(T, kind, IT, SI)                                          \
+  {                                                                         \
+    const IT *iv = (const IT *)ix;                                          \
+    const T *sp = (const T *)s;                                             \
+    T *db = (T *)d;                                                         \
+    for (int64_t i = 0; i < n; i++) {                                       \
+      int64_t w = iv[i];                                                    \
+      CHECKED_POS(q, w)                                                     \
+      T *dp = db + q, sv = sp[SI];                                          \
+      ADD_ONE(T, kind, dp, sv, SUM, SUM_WRAP);                                        \
+    }                                                                       \
+    return;                                                                 \
   }
 /* Integers wrap (two's complement) instead of overflowing. */
 #define SUM_WRAP (uint64_t)(int64_t)*dp + (uint64_t)(int64_t)sv
@@ -182,14 +215,22 @@ MOVE_LOOPS(uint64_t, int64_t)
     char *d = p[1];                                                         \
     T al = (T)x->alpha;                                                     \
     int i32 = x->dtype, one = x->alpha == 1;                                \
+    if (x->bad) return;                                                     \
+    if (one && ds == sizeof(T) && st[1] == 0 &&                             \
+        st[0] == (i32 ? 4 : 8)) {                                           \
+      if (i32 && st[2] == sizeof(T)) ADD_DENSE(T, kind, int32_t, i)         \
+      if (i32 && st[2] == 0) ADD_DENSE(T, kind, int32_t, 0)                 \
+      if (!i32 && st[2] == sizeof(T)) ADD_DENSE(T, kind, int64_t, i)        \
+      if (!i32 && st[2] == 0) ADD_DENSE(T, kind, int64_t, 0)                \
+    }                                                                       \
     if (i32 && one) {                                                       \
-      ADD_BODY(T, kind, int32_t, SUM)                                  \
+      ADD_BODY(T, kind, int32_t, SUM)                                       \
     } else if (one) {                                                       \
-      ADD_BODY(T, kind, int64_t, SUM)                                  \
+      ADD_BODY(T, kind, int64_t, SUM)                                       \
     } else if (i32) {                                                       \
-      ADD_BODY(T, kind, int32_t, SCALED)                             \
+      ADD_BODY(T, kind, int32_t, SCALED)                                    \
     } else {                                                                \
-      ADD_BODY(T, kind, int64_t, SCALED)                             \
+      ADD_BODY(T, kind, int64_t, SCALED)                                    \
     }                                                                       \
   }
 ND_DTYPES(ADD_LOOP)
@@ -440,21 +481,38 @@ nd_status nd_prepare_source(nd_err *e, nd_tensor *tmp, const nd_tensor *src,
  * `shape` with the index `ixv` (a header over index) and the source view
  * `srcv` (a header over src; its storage is swapped for the prepared
  * copy's when one was made). */
+/* Adds into a small contiguous target from a much longer index (a
+ * histogram) run on a copy of the target, checking positions as they go,
+ * and copy it back when all were valid: one pass over the index instead
+ * of a checking pass and an adding pass, and a refused op still leaves
+ * the target untouched. */
+#define STAGE_MAX_BYTES ((int64_t)256 << 10)
+static int stage_adds(const nd_tensor *t, const nd_tensor *index) {
+  int64_t bytes = nd_numel(t) * nd_dtype_size(t->dtype); /* t exists: fits */
+  return nd_is_contiguous(t) && bytes > 0 && bytes <= STAGE_MAX_BYTES &&
+         nd_numel(index) * nd_dtype_size(index->dtype) >= 4 * bytes;
+}
+
 static nd_status scatter_walk(nd_err *e, const char *fn, int op,
                               const nd_tensor *t, int dim,
                               const nd_tensor *index, nd_tensor ixv,
                               const nd_tensor *src, nd_tensor srcv,
                               int ndim, const int64_t *shape, double alpha) {
   char w[32];
-  nd_tensor s = ND_UNSET, ix = ND_UNSET;
+  nd_tensor s = ND_UNSET, ix = ND_UNSET, stage = ND_UNSET;
+  int staged = op == MOVE_ADD && stage_adds(t, index);
   if (nd_check_writable(e, fn, t) ||
-      check_positions(e, fn, index, t->size[dim],
-                         dim_name(w, sizeof w, e, dim)))
+      (!staged && check_positions(e, fn, index, t->size[dim],
+                                  dim_name(w, sizeof w, e, dim))))
     return e->code;
-  if (op == MOVE_ADD && kind_rank(src->dtype) > kind_rank(t->dtype))
+  if (op == MOVE_ADD && kind_rank(src->dtype) > kind_rank(t->dtype)) {
+    if (staged && check_positions(e, fn, index, t->size[dim],
+                                  dim_name(w, sizeof w, e, dim)))
+      return e->code; /* the same error first as unstaged */
     return nd_fail(e, ND_EINVAL, "%s: cannot add %s values into a %s tensor "
                    "in place", fn, nd_dtype_name(src->dtype),
                    nd_dtype_name(t->dtype));
+  }
   if (nd_prepare_source(e, &s, src, t->dtype, t)) return e->code;
   if (nd_may_overlap(index, t) && nd_clone(e, &ix, index)) {
     nd_release(&s);
@@ -480,12 +538,24 @@ static nd_status scatter_walk(nd_err *e, const char *fn, int op,
         v.stride[d] = index->ndim == v.ndim ? ix.stride[d] : ix.stride[0];
     ixv = v;
   }
-  nd_tensor ln = line_view(t, dim, ndim, shape);
+  const nd_tensor *tt = t;
+  if (staged && nd_clone(e, &stage, t)) {
+    nd_release(&s);
+    nd_release(&ix);
+    return e->code;
+  }
+  if (staged) tt = &stage;
+  nd_tensor ln = line_view(tt, dim, ndim, shape);
   const nd_tensor *ops[3] = {&ixv, &ln, &srcv};
-  run_move(op, ops, t, dim, index, e->base, alpha);
+  int bad = run_move(op, ops, tt, dim, index, e->base, alpha);
+  if (staged && !bad)
+    memcpy(nd_ptr(t), nd_ptr(&stage), (size_t)nd_numel(t) * nd_dtype_size(t->dtype));
+  nd_release(&stage);
   nd_release(&s);
   nd_release(&ix);
-  return ND_OK;
+  if (!bad) return ND_OK;
+  return check_positions(e, fn, index, t->size[dim],
+                         dim_name(w, sizeof w, e, dim));
 }
 
 /* scatter / scatter_add: src of t's dims (or, for scatter, a 0-d value
