@@ -21,7 +21,9 @@
 
 #define IS_F32(T) _Generic((T)0, float: 1, default: 0)
 #define FMATH(T, f32, f64, x) (IS_F32(T) ? (T)f32((float)(x)) : (T)f64((double)(x)))
-/* out[i] = EXPR(a[i], b[i]); out has type TO (T, or uint8_t for bool). */
+/* out[i] = EXPR(a[i], b[i]); out has type TO (T, or uint8_t for bool).
+ * A dense out with stepped inputs indexes them by element (GCC builds
+ * vectors from strided loads and still stores whole vectors). */
 #define BINARY_LOOP(OPN, EXPR, E, T, kind, TO)                             \
   KERNEL static void b_##OPN##_##E(char **p, const int64_t *st,          \
                                       int64_t n, void *ctx) {               \
@@ -37,6 +39,10 @@
     } else if (st[0] == eo && st[1] == 0 && st[2] == es) {                  \
       const T x = *a;                                                       \
       for (int64_t i = 0; i < n; i++) o[i] = (TO)EXPR(T, kind, x, b[i]);    \
+    } else if (st[0] == eo && st[1] % es == 0 && st[2] % es == 0) {         \
+      const int64_t sa = st[1] / es, sb = st[2] / es; /* stepped inputs */  \
+      for (int64_t i = 0; i < n; i++)                                       \
+        o[i] = (TO)EXPR(T, kind, a[i * sa], b[i * sb]);                     \
     } else {                                                                \
       char *po = p[0];                                                      \
       const char *pa = p[1], *pb = p[2];                                    \
@@ -55,6 +61,9 @@
     const T *a = (const T *)p[1];                                           \
     if (st[0] == sizeof(TO) && st[1] == sizeof(T)) {                        \
       for (int64_t i = 0; i < n; i++) o[i] = (TO)EXPR(T, kind, a[i]);       \
+    } else if (st[0] == sizeof(TO) && st[1] % (int64_t)sizeof(T) == 0) {    \
+      const int64_t sa = st[1] / (int64_t)sizeof(T); /* a stepped input */  \
+      for (int64_t i = 0; i < n; i++) o[i] = (TO)EXPR(T, kind, a[i * sa]);  \
     } else {                                                                \
       char *po = p[0];                                                      \
       const char *pa = p[1];                                                \
