@@ -54,7 +54,7 @@
       c_ = v_ > lo_ ? v_ : lo_;                                             \
       c_ = c_ < hi_ ? c_ : hi_;                                             \
       D t_ = (D)c_;                                                         \
-      if (CV_HIF(D, DK, v_) < CV_MAX(D, DK))                                \
+      if (CV_HIF(D, DK, v_) + 1 < CV_TOP(D, DK))                            \
         t_ = v_ > hi_ ? (D)CV_MAX(D, DK) : t_;                              \
       if ((DK) != 'u') t_ = v_ == v_ ? t_ : 0;                              \
       r = t_;                                                               \
