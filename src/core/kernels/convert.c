@@ -58,8 +58,8 @@ CV_PICK_FN(double, uint64_t)
  * gives 0. The masked one clamps first (a NaN fails `v > lo`) and adds
  * what the cast of the clamped top lacks; it vectorises best where the
  * clone running has the packed conversions (AVX2 for 32-bit results,
- * AVX-512 DQ for int64). The branching one is best elsewhere (at most
- * 2x faster scalar, and SSE2 vectorises it better). */
+ * AVX-512 DQ for int64). The branching one suits the rest: scalar loops
+ * and SSE2, where it ran up to 2x faster. */
 #define CV_F2I_MASKED(D, DK, v, r)                                          \
   do {                                                                      \
     const __typeof__(v) lo_ = (DK) == 'u' ? 0 : -CV_TOP(D, DK),             \
@@ -67,7 +67,8 @@ CV_PICK_FN(double, uint64_t)
     __typeof__(v) c_ = CV_PICK(v > lo_, v, lo_);                            \
     c_ = CV_PICK(c_ < hi_, c_, hi_);                                        \
     if ((DK) != 'u') c_ = CV_PICK(v == v, c_, 0);                           \
-    r = (D)c_ + (D)(v > hi_) * (D)(CV_MAX(D, DK) - (int64_t)CV_HIF(D, DK, v)); \
+    r = (D)c_ +                                                             \
+        (D)(v > hi_) * (D)(CV_MAX(D, DK) - (int64_t)CV_HIF(D, DK, v));      \
   } while (0)
 #define CV_F2I_BRANCHING(D, DK, v, r)                                       \
   r = v != v ? 0                                                            \

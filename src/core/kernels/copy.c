@@ -1,6 +1,6 @@
 /* Copies: same-dtype moves (memcpy when both sides are contiguous, a tiled
- * transpose when their inner dims cross), dtype conversion through a small
- * buffer (O(dtypes) loops instead of O(dtypes^2)), fill, clone, cat. */
+ * transpose when their inner dims cross), dtype conversion (convert.c),
+ * fill, clone, cat. */
 #include "core.h"
 #include <stdlib.h>
 
