@@ -1,14 +1,22 @@
 /* Copies: same-dtype moves (memcpy when both sides are contiguous, a tiled
- * transpose when their inner dims cross), dtype conversion through a small
- * buffer (O(dtypes) loops instead of O(dtypes^2)), fill, clone, cat. */
+ * transpose when their inner dims cross), dtype conversion (convert.c),
+ * fill, clone, cat. */
 #include "core.h"
 #include <stdlib.h>
 
 /* ---- same dtype ---- */
+typedef struct { int sdt, ddt; } convert_ctx;
+
+/* A broadcast source (fill_ of the tensor's own dtype) goes to convert.c,
+ * whose fill stores one value with the widest stores. */
 #define MOVE_LOOP(T)                                                        \
   static void move_##T(char **p, const int64_t *st, int64_t n, void *c) {   \
-    (void)c;                                                                \
+    const convert_ctx *cc = c;                                              \
     char *d = p[0], *s = p[1];                                              \
+    if (st[1] == 0) {                                                       \
+      nd_convert(cc->ddt, d, st[0], cc->sdt, s, 0, n);                      \
+      return;                                                               \
+    }                                                                       \
     if (st[0] == sizeof(T) && st[1] == sizeof(T)) {                         \
       memmove(d, s, (size_t)n * sizeof(T));                                 \
       return;                                                               \
@@ -21,8 +29,6 @@ MOVE_LOOP(uint32_t)
 MOVE_LOOP(uint64_t)
 
 /* ---- conversion (convert.c) ---- */
-typedef struct { int sdt, ddt; } convert_ctx;
-
 static void convert_loop(char **p, const int64_t *st, int64_t n, void *c) {
   const convert_ctx *cc = c;
   nd_convert(cc->ddt, p[0], st[0], cc->sdt, p[1], st[1], n);
