@@ -85,8 +85,6 @@ static int cv_masked32, cv_masked64; /* which form: see cv_pick_forms */
   do {                                                                      \
     if ((DK) == 'b') {                                                      \
       r = (x) != 0;                                                         \
-    } else if ((DK) == 'f' && (SK) != 'f' && sizeof(S) == 8) {              \
-      r = (D)(double)(x);                                                   \
     } else if ((DK) == 'f' || (SK) != 'f') {                                \
       r = (D)(x);                                                           \
     } else {                                                                \
