@@ -121,11 +121,67 @@ ISA_TABLE(fns_128, f4, d2, sse2, __m128, __m128d)
 ISA_LOOPS(float, __m128, 4, _mm_loadu_ps, _mm_storeu_ps, f_128)
 ISA_LOOPS(double, __m128d, 2, _mm_loadu_pd, _mm_storeu_pd, d_128)
 
+/* The glue loops around SLEEF, multiversioned where core.h allows IFUNC. */
+#if ND_IFUNC
+#define VM_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define VM_CLONES
+#endif
+
+/* Own kernels where SLEEF is slower than NumPy: plain loops GCC vectorises
+ * (clones per ISA), one macro per function over both float types, with
+ * per-type coefficients. fp-contract lets the clones with FMA use it. */
+#pragma GCC optimize("fp-contract=fast")
+typedef union { float f; uint32_t u; } bits_f;
+typedef union { double f; uint64_t u; } bits_d;
+/* (e^r - 1) / r on |r| <= ln2/2: minimax (mpmath chebyfit), absolute
+ * error 1.1e-8 and 1.8e-17. */
+static const float em1c_f[] = {1.00000001f, 0.500000001f, 0.166665053f,
+    0.041666465f, 0.00836914849f, 0.0013933641f};
+static const double em1c_d[] = {1, 0.50000000000000056, 0.16666666666666671,
+    0.041666666666573142, 0.0083333333333261411, 0.0013888888932488599,
+    0.00019841269874800493, 2.4801504346997686e-05, 2.7557255425746435e-06,
+    2.7626357241447223e-07, 2.5105206373957011e-08};
+#define NC(c) ((int)(sizeof(c) / sizeof(c[0])))
+
+/* Per type T (bits U, suffix S, mantissa bits M, exponent bias B, the
+ * round-to-integer shifter SH): Horner, and e^y - 1 for y in [-40, 0] as
+ * (2^k - 1) + 2^k r Q(r), r = y - k ln2 (Cody-Waite): no cancellation
+ * near 0 (k = 0). 2^k is built in the exponent bits of y log2(e) + SH,
+ * whose low bits hold k. */
+#define OWN_CORE(T, U, S, M, B, SH)                                         \
+  static inline T horner_##S(const T *c, int n, T x) {                      \
+    T p = c[n - 1];                                                         \
+    for (int k = n - 2; k >= 0; k--) p = p * x + c[k];                      \
+    return p;                                                               \
+  }                                                                         \
+  static inline T expm1neg_##S(T y) {                                       \
+    bits_##S t = {y * (T)1.44269504088896340736 + SH};                      \
+    T k = t.f - SH;                                                         \
+    T r = y - k * (T)0.693145751953125 - k * (T)1.42860682030941723212e-6; \
+    bits_##S sc = {.u = (U)((t.u + B) << M)};                               \
+    return (sc.f - 1) + sc.f * (r * horner_##S(em1c_##S, NC(em1c_##S), r)); \
+  }                                                                         \
+  /* tanh |x| = -m / (2 + m), m = e^-2|x| - 1 (1 past |x| = 20). */        \
+  VM_CLONES static void tanh_##S(T *o, const T *a, int64_t n) {             \
+    const U sign = (U)1 << (sizeof(T) * 8 - 1);                             \
+    for (int64_t i = 0; i < n; i++) {                                       \
+      bits_##S bx = {a[i]}, ba = {.u = bx.u & ~sign};                       \
+      T m = expm1neg_##S(-2 * (ba.f > 20 ? 20 : ba.f));                     \
+      bits_##S r = {m / (-2 - m)}; /* x's sign on |r| (-0 stays -0) */       \
+      r.u = (r.u & ~sign) | (bx.u & sign);                                  \
+      o[i] = ba.f != ba.f ? (T)NAN : r.f;                                   \
+    }                                                                       \
+  }
+OWN_CORE(float, uint32_t, f, 23, 127, 0x1.8p23f)
+OWN_CORE(double, uint64_t, d, 52, 1023, 0x1.8p52)
+
 /* The chosen ISA's functions and loops, set once. */
 typedef struct {
   const void *fn;
   vm_run run;
   int esize, sigmoid, binary, powf32;
+  void (*own)(void *o, const void *a, int64_t n); /* own kernel, if any */
 } vm_op;
 static vm_op ops[ND_VM_N][2], powf_log2;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -148,19 +204,14 @@ static void pick(void) {
     for (int d = 0; d < 2; d++) {
       int bin = id >= ND_VM_POW;
       ops[id][d] = (vm_op){fns[id][d], bin ? r2[d] : r1[d], d ? 8 : 4,
-                           id == ND_VM_SIGMOID, bin, id == ND_VM_POW && !d};
+                           id == ND_VM_SIGMOID, bin, id == ND_VM_POW && !d, NULL};
     }
-  powf_log2 = (vm_op){lg, r1[1], 8, 0, 0, 0};
+  powf_log2 = (vm_op){lg, r1[1], 8, 0, 0, 0, NULL};
+  ops[ND_VM_TANH][0].own = (void (*)(void *, const void *, int64_t))tanh_f;
+  ops[ND_VM_TANH][1].own = (void (*)(void *, const void *, int64_t))tanh_d;
 }
 
 enum { CH = 256 };
-
-/* The glue loops around SLEEF, multiversioned where core.h allows IFUNC. */
-#if ND_IFUNC
-#define VM_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define VM_CLONES
-#endif
 
 /* sigmoid(x) = 1 / (1 + exp(-x)) around the vector exp. */
 #define SIGMOID_CHUNK(T)                                                    \
@@ -215,6 +266,10 @@ static void contiguous(const vm_op *v, char *o, const char *a, const char *b,
                        int64_t n) {
   for (int64_t i = 0; i < n; i += CH) { /* fixed while still in L1 */
     int64_t m = n - i < CH ? n - i : CH, at = i * v->esize;
+    if (v->own) { /* its NaNs are the default NaN already */
+      v->own(o + at, a + at, m);
+      continue;
+    }
     if (v->sigmoid && v->esize == 4)
       sigmoid_float(v, (float *)(o + at), (const float *)(a + at), m);
     else if (v->sigmoid)
