@@ -1,9 +1,9 @@
 -- nd's own vector kernels (tanh, float64 exp, pow by k + 1/2) and SLEEF's
 -- 3.5-ulp log at the edges: signed zeros, tiny and huge values, infinities,
 -- NaN, negative bases, against spec/fixtures/vmath_cases.lua (NumPy's
--- long double results rounded to the dtype: /tmp generator in the commit
--- that added it). Within each function's documented bound (docs/ref-math.md),
--- and every layout gives the contiguous layout's bits.
+-- long double results rounded to the dtype, tools/gen_vmath_fixtures.py).
+-- Within each function's documented bound (docs/ref-math.md), and every
+-- layout gives the contiguous layout's bits.
 local nd = require "nd"
 local cases = dofile("spec/fixtures/vmath_cases.lua")
 
