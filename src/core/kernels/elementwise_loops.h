@@ -55,9 +55,6 @@
     const T *a = (const T *)p[1];                                           \
     if (st[0] == sizeof(TO) && st[1] == sizeof(T)) {                        \
       for (int64_t i = 0; i < n; i++) o[i] = (TO)EXPR(T, kind, a[i]);       \
-    } else if (st[0] == sizeof(TO) && st[1] == 2 * (int64_t)sizeof(T)) {    \
-      /* every other element: a constant stride, which vectorises */        \
-      for (int64_t i = 0; i < n; i++) o[i] = (TO)EXPR(T, kind, a[2 * i]);   \
     } else {                                                                \
       char *po = p[0];                                                      \
       const char *pa = p[1];                                                \
