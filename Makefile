@@ -73,8 +73,8 @@ $(BUILD)/%.o: src/%.c include/nd.h $(CORE_HDR) $(wildcard src/lua/*.h)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 # sqrt vectorises only when it need not set errno, which nd never reads
 # (sqrt(-1) is NaN either way); GCC's optimize pragma does not reach the
-# target_clones kernels, so the flag is given to the file.
-$(BUILD)/core/kernels/elementwise_kernels.o: ALL_CFLAGS += -fno-math-errno
+# target_clones kernels, so the flag is given to the files.
+$(BUILD)/core/kernels/elementwise_kernels.o $(BUILD)/core/kernels/elementwise_math.o: ALL_CFLAGS += -fno-math-errno
 
 # The Lua layer is compiled into the module as C strings.
 $(BUILD)/bin2c: tools/bin2c.c

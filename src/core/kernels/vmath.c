@@ -19,7 +19,7 @@
 
 /* X(id, sleef name, accuracy, ...) with ... passed through. */
 #define VM_UNARY(X, ...)                                                    \
-  X(EXP, exp, u10, __VA_ARGS__) X(LOG, log, u10, __VA_ARGS__)               \
+  X(EXP, exp, u10, __VA_ARGS__) X(LOG, log, u35, __VA_ARGS__)               \
   X(SIN, sin, u35, __VA_ARGS__) X(COS, cos, u35, __VA_ARGS__)               \
   X(TANH, tanh, u10, __VA_ARGS__) X(SIGMOID, exp, u10, __VA_ARGS__)         \
   X(LOG1P, log1p, u10, __VA_ARGS__) X(EXPM1, expm1, u10, __VA_ARGS__)       \
@@ -87,15 +87,120 @@
 typedef void (*vm_run)(const void *f, void *o, const void *a, const void *b,
                        int64_t n);
 
+/* Own kernels where SLEEF is slower than NumPy: plain loops GCC vectorises,
+ * one macro per function over both float types (per-type coefficients),
+ * instantiated in each ISA region below (suffix I). fp-contract fuses
+ * where the region has FMA, the same way in the vector loop and its
+ * epilogues, so every length and layout gives the same bits. */
+#ifndef __clang__ /* clang fuses within an expression by default */
+#pragma GCC optimize("fp-contract=fast")
+#endif
+typedef union { float f; uint32_t u; } bits_f;
+typedef union { double f; uint64_t u; } bits_d;
+/* (e^r - 1) / r on |r| <= ln2/2: minimax (mpmath chebyfit), absolute
+ * error 1.8e-17 (float64 exp; float32's is SLEEF's). */
+static const double em1c_d[] = {1, 0.50000000000000056, 0.16666666666666671,
+    0.041666666666573142, 0.0083333333333261411, 0.0013888888932488599,
+    0.00019841269874800493, 2.4801504346997686e-05, 2.7557255425746435e-06,
+    2.7626357241447223e-07, 2.5105206373957011e-08};
+/* e^r - 1 as s Q'(s) for r = -2s (tanh's argument, the -2 folded into
+ * the coefficients: c_i (-2)^(i+1), exact); float32's c_i: absolute error
+ * 1.1e-8. */
+static const float em1t_f[] = {-2 * 1.00000001f, 4 * 0.500000001f,
+    -8 * 0.166665053f, 16 * 0.041666465f, -32 * 0.00836914849f,
+    64 * 0.0013933641f};
+static const double em1t_d[] = {-2 * 1.0, 4 * 0.50000000000000056,
+    -8 * 0.16666666666666671, 16 * 0.041666666666573142,
+    -32 * 0.0083333333333261411, 64 * 0.0013888888932488599,
+    -128 * 0.00019841269874800493, 256 * 2.4801504346997686e-05,
+    -512 * 2.7557255425746435e-06, 1024 * 2.7626357241447223e-07,
+    -2048 * 2.5105206373957011e-08};
+#define NC(c) ((int)(sizeof(c) / sizeof(c[0])))
+
+/* Per type T (bits U, suffix S, mantissa bits M, exponent bias B, the
+ * round-to-integer shifter SH): Horner, and e^-2z - 1 for z in [0, 20] as
+ * (2^k - 1) + 2^k r Q(r), r = -2z - k ln2 (Cody-Waite): no cancellation
+ * near 0 (k = 0). 2^k is built in the exponent bits of -2z log2(e) + SH,
+ * whose low bits hold k. */
+#define OWN_CORE(T, U, S, I, M, B, SH)                                      \
+  static inline T horner_##S##I(const T *c, int n, T x) {                   \
+    T p = c[n - 1];                                                         \
+    for (int k = n - 2; k >= 0; k--) p = p * x + c[k];                      \
+    return p;                                                               \
+  }                                                                         \
+  static inline T expm1neg_##S##I(T z) { /* e^-2z - 1, r = -2s */           \
+    bits_##S t = {z * (T)-2.88539008177792681472 + SH};                     \
+    T k = t.f - SH;                                                         \
+    T s = z + k * (T)0.3465728759765625 + k * (T)7.1430341015470861606e-7;  \
+    bits_##S sc = {.u = (U)((t.u + B) << M)};                               \
+    return (sc.f - 1) + sc.f * (s * horner_##S##I(em1t_##S, NC(em1t_##S), s)); \
+  }                                                                         \
+  /* tanh |x| = -m / (2 + m), m = e^-2|x| - 1 (1 past |x| = 20). */         \
+  static void tanh_##S##I(void *po, const void *pa, int64_t n) {            \
+    T *o = po;                                                              \
+    const T *a = pa;                                                        \
+    const U sign = (U)1 << (sizeof(T) * 8 - 1);                             \
+    for (int64_t i = 0; i < n; i++) {                                       \
+      bits_##S bx = {a[i]}, ba = {.u = bx.u & ~sign};                       \
+      T m = expm1neg_##S##I(ba.f > 20 ? 20 : ba.f);                         \
+      bits_##S r = {m / (-2 - m)}; /* x's sign on |r| (-0 stays -0) */      \
+      r.u = (r.u & ~sign) | (bx.u & sign);                                  \
+      o[i] = ba.f != ba.f ? (T)NAN : r.f;                                   \
+    }                                                                       \
+  }
+
+/* exp: 2^k (1 + r Q(r)) with 2^k in the exponent bits when every x of
+ * the chunk has a normal result (in [NLO, NHI]); else all clamped to
+ * [LO, HI] (0 and inf beyond), 2^k applied as 2^floor(k/2) 2^ceil(k/2) so
+ * subnormal results round once, and NaN checked. */
+#define OWN_EXP(T, U, S, I, M, B, SH, NLO, NHI, LO, HI)                     \
+  static inline T expcore_##S##I(T x, U *kb) { /* *kb = k + 4B */           \
+    const bits_##S sh = {SH};                                               \
+    bits_##S t = {x * (T)1.44269504088896340736 + SH};                      \
+    T k = t.f - SH;                                                         \
+    T r = x - k * (T)0.693145751953125 - k * (T)1.42860682030941723212e-6;  \
+    *kb = t.u - sh.u + 4 * B;                                               \
+    return 1 + r * horner_##S##I(em1c_##S, NC(em1c_##S), r);                \
+  }                                                                         \
+  static void exp_##S##I(void *po, const void *pa, int64_t n) {             \
+    T *o = po;                                                              \
+    const T *a = pa;                                                        \
+    int odd = 0;                                                            \
+    U kb;                                                                   \
+    for (int64_t i = 0; i < n; i++) odd |= !((a[i] >= NLO) & (a[i] <= NHI)); \
+    if (!odd)                                                               \
+      for (int64_t i = 0; i < n; i++) {                                     \
+        T p = expcore_##S##I(a[i], &kb);                                    \
+        bits_##S sc = {.u = (kb - 3 * B) << M};                             \
+        o[i] = p * sc.f;                                                    \
+      }                                                                     \
+    else                                                                    \
+      for (int64_t i = 0; i < n; i++) {                                     \
+        T x = a[i], p = expcore_##S##I(x < LO ? LO : x > HI ? HI : x, &kb); \
+        U k1 = kb >> 1;                                                     \
+        bits_##S s1 = {.u = (k1 - B) << M}, s2 = {.u = (kb - k1 - B) << M}; \
+        o[i] = x != x ? (T)NAN : p * s1.f * s2.f;                           \
+      }                                                                     \
+  }
+
+#define OWN_ALL(I)                                                          \
+  OWN_CORE(float, uint32_t, f, I, 23, 127, 0x1.8p23f)                       \
+  OWN_CORE(double, uint64_t, d, I, 52, 1023, 0x1.8p52)                      \
+  OWN_EXP(double, uint64_t, d, I, 52, 1023, 0x1.8p52, -708.0, 709.0, -746.0, \
+          710.0)                                                            \
+  static void (*const own##I[])(void *, const void *, int64_t) = {          \
+      tanh_f##I, tanh_d##I, exp_d##I};
+
 #ifdef __clang__ /* clang ignores GCC target pragmas */
-#pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
+#pragma clang attribute push(__attribute__((target("avx512f,fma"))), apply_to = function)
 #else
 #pragma GCC push_options
-#pragma GCC target("avx512f")
+#pragma GCC target("avx512f,fma") /* fma: for the ymm epilogues */
 #endif
 ISA_TABLE(fns_512, f16, d8, avx512f, __m512, __m512d)
 ISA_LOOPS(float, __m512, 16, _mm512_loadu_ps, _mm512_storeu_ps, f_512)
 ISA_LOOPS(double, __m512d, 8, _mm512_loadu_pd, _mm512_storeu_pd, d_512)
+OWN_ALL(_512)
 #ifdef __clang__
 #pragma clang attribute pop
 #else
@@ -111,6 +216,7 @@ ISA_LOOPS(double, __m512d, 8, _mm512_loadu_pd, _mm512_storeu_pd, d_512)
 ISA_TABLE(fns_256, f8, d4, avx2, __m256, __m256d)
 ISA_LOOPS(float, __m256, 8, _mm256_loadu_ps, _mm256_storeu_ps, f_256)
 ISA_LOOPS(double, __m256d, 4, _mm256_loadu_pd, _mm256_storeu_pd, d_256)
+OWN_ALL(_256)
 #ifdef __clang__
 #pragma clang attribute pop
 #else
@@ -120,40 +226,7 @@ ISA_LOOPS(double, __m256d, 4, _mm256_loadu_pd, _mm256_storeu_pd, d_256)
 ISA_TABLE(fns_128, f4, d2, sse2, __m128, __m128d)
 ISA_LOOPS(float, __m128, 4, _mm_loadu_ps, _mm_storeu_ps, f_128)
 ISA_LOOPS(double, __m128d, 2, _mm_loadu_pd, _mm_storeu_pd, d_128)
-
-/* The chosen ISA's functions and loops, set once. */
-typedef struct {
-  const void *fn;
-  vm_run run;
-  int esize, sigmoid, binary, powf32;
-} vm_op;
-static vm_op ops[ND_VM_N][2], powf_log2;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-static void pick(void) {
-  const void *const (*fns)[2] = fns_128, *lg = fns_128_powf;
-  vm_run r1[2] = {(vm_run)run1_f_128, (vm_run)run1_d_128};
-  vm_run r2[2] = {(vm_run)run2_f_128, (vm_run)run2_d_128};
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) {
-    fns = fns_512, lg = fns_512_powf;
-    r1[0] = (vm_run)run1_f_512, r1[1] = (vm_run)run1_d_512;
-    r2[0] = (vm_run)run2_f_512, r2[1] = (vm_run)run2_d_512;
-  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    fns = fns_256, lg = fns_256_powf;
-    r1[0] = (vm_run)run1_f_256, r1[1] = (vm_run)run1_d_256;
-    r2[0] = (vm_run)run2_f_256, r2[1] = (vm_run)run2_d_256;
-  }
-  for (int id = 0; id < ND_VM_N; id++)
-    for (int d = 0; d < 2; d++) {
-      int bin = id >= ND_VM_POW;
-      ops[id][d] = (vm_op){fns[id][d], bin ? r2[d] : r1[d], d ? 8 : 4,
-                           id == ND_VM_SIGMOID, bin, id == ND_VM_POW && !d};
-    }
-  powf_log2 = (vm_op){lg, r1[1], 8, 0, 0, 0};
-}
-
-enum { CH = 256 };
+OWN_ALL(_128)
 
 /* The glue loops around SLEEF, multiversioned where core.h allows IFUNC. */
 #if ND_IFUNC
@@ -161,6 +234,44 @@ enum { CH = 256 };
 #else
 #define VM_CLONES
 #endif
+
+/* The chosen ISA's functions and loops, set once. */
+typedef struct {
+  const void *fn;
+  vm_run run;
+  int esize, sigmoid, binary, powf32;
+  void (*own)(void *o, const void *a, int64_t n); /* own kernel, if any */
+} vm_op;
+static vm_op ops[ND_VM_N][2], powf_log2;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void pick(void) {
+  const void *const (*fns)[2] = fns_128, *lg = fns_128_powf;
+  void (*const *own)(void *, const void *, int64_t) = own_128;
+  vm_run r1[2] = {(vm_run)run1_f_128, (vm_run)run1_d_128};
+  vm_run r2[2] = {(vm_run)run2_f_128, (vm_run)run2_d_128};
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) {
+    fns = fns_512, lg = fns_512_powf, own = own_512;
+    r1[0] = (vm_run)run1_f_512, r1[1] = (vm_run)run1_d_512;
+    r2[0] = (vm_run)run2_f_512, r2[1] = (vm_run)run2_d_512;
+  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    fns = fns_256, lg = fns_256_powf, own = own_256;
+    r1[0] = (vm_run)run1_f_256, r1[1] = (vm_run)run1_d_256;
+    r2[0] = (vm_run)run2_f_256, r2[1] = (vm_run)run2_d_256;
+  }
+  for (int id = 0; id < ND_VM_N; id++)
+    for (int d = 0; d < 2; d++) {
+      int bin = id >= ND_VM_POW;
+      ops[id][d] = (vm_op){fns[id][d], bin ? r2[d] : r1[d], d ? 8 : 4,
+                           id == ND_VM_SIGMOID, bin, id == ND_VM_POW && !d, NULL};
+    }
+  powf_log2 = (vm_op){lg, r1[1], 8, 0, 0, 0, NULL};
+  ops[ND_VM_TANH][0].own = own[0], ops[ND_VM_TANH][1].own = own[1];
+  ops[ND_VM_EXP][1].own = own[2]; /* float32: SLEEF's exp beats NumPy's */
+}
+
+enum { CH = 256 };
 
 /* sigmoid(x) = 1 / (1 + exp(-x)) around the vector exp. */
 #define SIGMOID_CHUNK(T)                                                    \
@@ -215,6 +326,10 @@ static void contiguous(const vm_op *v, char *o, const char *a, const char *b,
                        int64_t n) {
   for (int64_t i = 0; i < n; i += CH) { /* fixed while still in L1 */
     int64_t m = n - i < CH ? n - i : CH, at = i * v->esize;
+    if (v->own) { /* its NaNs are the default NaN already */
+      v->own(o + at, a + at, m);
+      continue;
+    }
     if (v->sigmoid && v->esize == 4)
       sigmoid_float(v, (float *)(o + at), (const float *)(a + at), m);
     else if (v->sigmoid)
@@ -229,12 +344,16 @@ static void contiguous(const vm_op *v, char *o, const char *a, const char *b,
   }
 }
 
-/* Strided operands through CH-element buffers. */
+/* Strided operands through CH-element buffers; every other element (a
+ * step of 2) as a constant stride, which vectorises. */
 #define GATHER(T)                                                           \
-  static void gather_##T(char *d, const char *s, int64_t st, int64_t m) {   \
+  VM_CLONES static void gather_##T(char *d, const char *s, int64_t st,      \
+                                   int64_t m) {                             \
     T v = *(const T *)s; /* a broadcast scalar (pow's exponent) fills */    \
     if (st == 0)                                                            \
       for (int64_t j = 0; j < m; j++) ((T *)d)[j] = v;                      \
+    else if (st == 2 * (int64_t)sizeof(T))                                  \
+      for (int64_t j = 0; j < m; j++) ((T *)d)[j] = ((const T *)s)[2 * j];  \
     else                                                                    \
       for (int64_t j = 0; j < m; j++) ((T *)d)[j] = *(const T *)(s + j * st); \
   }                                                                         \
