@@ -400,6 +400,39 @@ describe("short lanes: the merge sort agrees with the radix sort", function()
       end
     end
   end)
+  it("long lanes (one MSD pass, then buckets) are sorted, stable and consistent", function()
+    local n = 300000
+    local g = nd.generator(11)
+    local function check(t, desc)
+      local v, i = t:sort(1, desc)
+      local back = t:index_select(1, i)
+      assert.is_true(v:eq(back):logical_or(v:ne(v):logical_and(back:ne(back))):all(),
+        "values are the input at the indices")
+      -- neighbours: ordered, and equal keys keep their input order
+      local a, b = v:narrow(1, 1, n - 1), v:narrow(1, 2, n - 1)
+      local ia, ib = i:narrow(1, 1, n - 1), i:narrow(1, 2, n - 1)
+      local af, bf = a:to("float64"), b:to("float64")
+      local nan_a, nan_b = af:isnan(), bf:isnan()
+      local ordered = desc and af:ge(bf) or af:le(bf)
+      ordered = ordered:logical_or(desc and nan_a or nan_b) -- NaN is the largest
+      assert.is_true(ordered:all(), "ordered")
+      local tie = af:eq(bf):logical_or(nan_a:logical_and(nan_b))
+      assert.is_true(tie:logical_not():logical_or(ia:lt(ib)):all(), "stable")
+    end
+    for _, dt in ipairs({ "float32", "float64", "int32", "int64" }) do
+      local spread = g:randn({ n }):mul(1000):to(dt)
+      local ties = g:randint(0, 5, { n }):to(dt)
+      local skewed = nd.zeros(n, dt); skewed[7] = 1; skewed[n - 3] = -1
+      local same = nd.full({ n }, 3, dt)
+      if dt:sub(1, 5) == "float" then
+        spread[5] = 0 / 0; spread[9] = -0.0; spread[11] = 0.0; spread[13] = -math.huge
+      end
+      for _, t in ipairs({ spread, ties, skewed, same, spread:flip(1) }) do
+        check(t, false)
+        check(t, true)
+      end
+    end
+  end)
   it("lanes at the merge's upper bound (65535) and past it (65536)", function()
     for _, n in ipairs({ 65535, 65536 }) do
       local t = values(n, "float32", false)
