@@ -38,6 +38,7 @@ local npdt = { float32 = "np.float32", float64 = "np.float64", int32 = "np.int32
 -- ND_BENCH_ONLY: a Lua pattern; only cells whose "op dtype layout" matches run.
 local only = os.getenv("ND_BENCH_ONLY")
 local cells = {}
+-- f: a function that makes the cell's outputs and returns the timed call.
 local function cell(name, dt, layout, f, np_stmt)
   if only and not (name .. " " .. dt .. " " .. layout):find(only) then return end
   cells[#cells + 1] = { name = name, dt = dt, layout = layout, f = f, np = np_stmt }
@@ -80,9 +81,12 @@ for _, op in ipairs(OPS) do
         local a = operand(dt, layout == "row" and "contiguous" or layout, 1)
         local b = operand(dt, layout, 2)
         if arity == 1 and layout == "row" then a = b:expand(N, N) end
-        local o = nd.empty(N, N, res(dt, kind))
+        local rdt = res(dt, kind)
         local m = operand("bool", "contiguous", 3)
-        cell(name, dt, layout, function() f(a, b, o, m) end,
+        cell(name, dt, layout, function()
+          local o = nd.empty(N, N, rdt)
+          return function() f(a, b, o, m) end
+        end,
           { a = layout == "row" and arity == 1 and "np.broadcast_to(B, (N, N))" or "A",
             stmt = np_stmt, res = res(dt, kind) })
       end
@@ -92,13 +96,18 @@ end
 
 -- fill_ and conversions (contiguous)
 for _, dt in ipairs(DT) do
-  local o = nd.empty(N, N, dt)
-  cell("fill_", dt, "contiguous", function() o:fill_(dt == "bool" and true or 1) end,
+  cell("fill_", dt, "contiguous", function()
+    local o = nd.empty(N, N, dt)
+    return function() o:fill_(dt == "bool" and true or 1) end
+  end,
     { a = "A", stmt = "c.fill(1)", res = dt })
   for _, to in ipairs(DT) do
     if to ~= dt then
-      local a, c = operand(dt, "contiguous", 1), nd.empty(N, N, to)
-      cell("convert->" .. to, dt, "contiguous", function() c:copy_(a) end,
+      local a = operand(dt, "contiguous", 1)
+      cell("convert->" .. to, dt, "contiguous", function()
+        local c = nd.empty(N, N, to)
+        return function() c:copy_(a) end
+      end,
         { a = "A", stmt = "np.copyto(c, a, casting='unsafe')", res = to })
     end
   end
@@ -109,7 +118,7 @@ for _, dt in ipairs({ "float32", "float64", "int32", "int64" }) do
   local a = operand(dt, "contiguous", 1)
   for _, r in ipairs({ "sum", "mean", "max" }) do
     for d = 1, 2 do
-      cell(r .. "(" .. d .. ")", dt, "contiguous", function() return a[r](a, d) end,
+      cell(r .. "(" .. d .. ")", dt, "contiguous", function() return function() return a[r](a, d) end end,
         { a = "A", stmt = ("a.%s(axis=%d)"):format(r, d - 1), res = dt, noout = true })
     end
   end
@@ -153,7 +162,9 @@ local threads = nd.get_num_threads()
 local function measure(n)
   nd.set_num_threads(n)
   local r = {}
-  for i, c in ipairs(cells) do r[i] = lib.interleave({ f = c.f }, 3).f end
+  -- each cell's result tensor is made just before it runs, as NumPy's
+  -- side makes `c`: memory left idle for minutes can come back slower
+  for i, c in ipairs(cells) do r[i] = lib.interleave({ f = c.f() }, 3).f end
   return r
 end
 local t1, t2 = measure(1), measure(2)
