@@ -176,6 +176,23 @@ describe("clamp, where, isnan, isfinite", function()
         assert.equals(c:get(i, j) and a:get(i, j) or 7, r:get(i, j))
       end end
     end
+    for _, dt in ipairs(DTYPES) do -- every dtype, operands in every layout
+      for k, layout in ipairs(LAYOUTS) do
+        local c = make(LAYOUTS[(k % #LAYOUTS) + 1], "bool")
+        local a, b = make(layout, dt, -3, 3), make(LAYOUTS[((k + 1) % #LAYOUTS) + 1], dt, -3, 3)
+        if FLOAT[dt] and layout ~= "expanded" then a:set(1, 1, -0.0); a:set(2, 1, 0 / 0) end
+        local r = nd.where(c, a, b)
+        for i = 1, 4 do for j = 1, 5 do
+          local want, got = c:get(i, j) and a:get(i, j) or b:get(i, j), r:get(i, j)
+          if c:get(i, j) then want = a:get(i, j) end -- a's false, 0 or -0 too
+          if want ~= want then assert.is_true(got ~= got, dt .. " " .. layout .. " NaN")
+          else
+            assert.equals(want, got, dt .. " " .. layout)
+            if want == 0 and FLOAT[dt] then assert.equals(1 / want, 1 / got, "signed zero") end
+          end
+        end end
+      end
+    end
     assert.equals("int64", nd.where(nd.tensor({ true, false }), 1, 0):dtype())
     assert.same({ 1, 0 }, nd.where(nd.tensor({ true, false }), 1, 0):totable())
     assert_error_matches(function() nd.where(nd.tensor({ 1, 0 }), 1, 0) end, "where", "bool")

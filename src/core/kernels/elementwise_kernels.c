@@ -163,6 +163,15 @@ const nd_loop_fn nd_unary_kernels[ND_NDTYPES][ND_ISFINITE - ND_NEG + 1] = {
       for (int64_t i = 0; i < n; i++) o[i] = CLAMP(T, a[i], lo, hi);        \
       return;                                                               \
     }                                                                       \
+    if (st[0] == sizeof(T) && st[1] % (int64_t)sizeof(T) == 0 && !st[2] &&  \
+        !st[3]) { /* a stepped input: indexed by element, as BINARY_LOOP */ \
+      T *o = (T *)p[0];                                                     \
+      const T *a = (const T *)p[1], lo = *(const T *)p[2],                  \
+              hi = *(const T *)p[3];                                        \
+      const int64_t sa = st[1] / (int64_t)sizeof(T);                        \
+      for (int64_t i = 0; i < n; i++) o[i] = CLAMP(T, a[i * sa], lo, hi);   \
+      return;                                                               \
+    }                                                                       \
     char *po = p[0];                                                        \
     const char *pa = p[1], *pl = p[2], *ph = p[3];                          \
     for (int64_t i = 0; i < n;                                              \
@@ -171,6 +180,10 @@ const nd_loop_fn nd_unary_kernels[ND_NDTYPES][ND_ISFINITE - ND_NEG + 1] = {
   }
 ND_DTYPES(CLAMP_LOOP)
 
+/* The unsigned integer of T's size. */
+#define BITS_OF(T)                                                          \
+  _Generic((T)0, float: (uint32_t)0, double: (uint64_t)0,                   \
+           int32_t: (uint32_t)0, int64_t: (uint64_t)0, default: (uint8_t)0)
 #define WHERE_LOOP(E, name, T, kind)                                        \
   KERNEL static void where_##E(char **p, const int64_t *st, int64_t n,   \
                                   void *ctx) {                              \
@@ -184,6 +197,25 @@ ND_DTYPES(CLAMP_LOOP)
                                            types vectorise too */          \
         T x = a[i], y = b[i];                                               \
         o[i] = c[i] ? x : y;                                                \
+      }                                                                     \
+      return;                                                               \
+    }                                                                       \
+    if (st[0] == sizeof(T) && st[2] % (int64_t)sizeof(T) == 0 &&            \
+        st[3] % (int64_t)sizeof(T) == 0) { /* stepped: by element */        \
+      T *o = (T *)p[0];                                                     \
+      const uint8_t *c = (const uint8_t *)p[1];                             \
+      const T *a = (const T *)p[2], *b = (const T *)p[3];                   \
+      const int64_t sc = st[1], sa = st[2] / (int64_t)sizeof(T),            \
+                    sb = st[3] / (int64_t)sizeof(T);                        \
+      for (int64_t i = 0; i < n; i++) { /* a select on the bits: GCC      \
+                                           branched on float conditions */ \
+        T x = a[i * sa], y = b[i * sb];                                     \
+        __typeof__(BITS_OF(T)) xb, yb, mb;                                  \
+        memcpy(&xb, &x, sizeof x);                                          \
+        memcpy(&yb, &y, sizeof y);                                          \
+        mb = (__typeof__(xb))0 - (__typeof__(xb))(c[i * sc] != 0);          \
+        xb = (__typeof__(xb))((xb & mb) | (yb & (__typeof__(xb))~mb));      \
+        memcpy(o + i, &xb, sizeof xb);                                      \
       }                                                                     \
       return;                                                               \
     }                                                                       \
