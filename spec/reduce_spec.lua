@@ -130,6 +130,34 @@ describe("reduction rules", function()
     assert_error_matches(function() e:argmax() end, "argmax")
     assert.equals(0, e:max(2):numel()) -- over a non-empty dim of an empty tensor
   end)
+  it("min/max of every element, long and strided, every dtype, NaN anywhere", function()
+    local g = nd.generator(3)
+    for _, dt in ipairs({ "float32", "float64", "int32", "int64", "uint8", "bool" }) do
+      local base = g:randint(0, 200, { 3000 }):to(dt)
+      for _, t in ipairs({ base, base:view(30, 100):t(), base:flip(1), base:view(60, 50):narrow(2, 3, 40) }) do
+        local lo, hi = math.huge, -math.huge
+        local flat = t:contiguous():view(-1)
+        for k = 1, flat:numel() do
+          local v = flat:get(k)
+          if dt == "bool" then v = v and 1 or 0 end
+          lo, hi = math.min(lo, v), math.max(hi, v)
+        end
+        local mn, mx = t:min(), t:max()
+        if dt == "bool" then mn, mx = mn and 1 or 0, mx and 1 or 0 end
+        assert.equals(lo, mn, dt); assert.equals(hi, mx, dt)
+      end
+      if dt == "float32" or dt == "float64" then
+        for _, at in ipairs({ 1, 17, 1024, 2999, 3000 }) do
+          local x = base:clone(); x[at] = 0 / 0
+          assert.is_true(x:min() ~= x:min(), "NaN at " .. at)
+          assert.is_true(x:max() ~= x:max(), "NaN at " .. at)
+        end
+        local z = nd.tensor({ 0.0, -0.0 }, dt)
+        assert.equals(1 / 0.0, 1 / z:min()) -- the first of equal zeros
+        assert.equals(-1 / 0.0, 1 / z:flip(1):min())
+      end
+    end
+  end)
   it("NaN propagates through min/max; argmax picks it", function()
     local x = nd.tensor({ 1, 0 / 0, 3 })
     assert.is_true(x:max() ~= x:max())

@@ -230,6 +230,24 @@ static nd_status reduced_mask(nd_err *e, const char *fn, const nd_tensor *t,
   return ND_OK;
 }
 
+/* min/max of every element: the arg scan, whose blocks are vectorised
+ * (the reducer's NaN-sticky select is not), keeping only the value. */
+static nd_status extreme_of_all(nd_err *e, nd_tensor *out, int op,
+                                const nd_tensor *t, int od, int ond,
+                                const int64_t *os) {
+  nd_tensor v = ND_UNSET, ix = ND_UNSET;
+  if (nd_reduce_arg(e, &v, &ix, op, t, -1, 0) ||
+      nd_alloc_tensor(e, out, od, ond, os, false)) {
+    nd_release(&v);
+    nd_release(&ix);
+    return e->code;
+  }
+  memcpy(nd_ptr(out), nd_ptr(&v), (size_t)nd_dtype_size(od));
+  nd_release(&v);
+  nd_release(&ix);
+  return ND_OK;
+}
+
 nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
                     int ndims, const int *dims, int keepdim) {
   static const int kof[] = {K_SUM, K_FSUM, K_PROD, K_MIN, K_MAX, K_ALL, K_ANY, K_SQSUM};
@@ -257,6 +275,8 @@ nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
     return nd_fail(e, ND_EINVAL, "%s: cannot reduce %s (the reduction has no "
                    "elements and %s has no identity)", fn,
                    nd_numel(t) ? "over a size-0 dim" : "an empty tensor", fn);
+  if ((op == ND_R_MIN || op == ND_R_MAX) && M == 1 && N > 1)
+    return extreme_of_all(e, out, op, t, od, ond, os);
   nd_tensor acc = ND_UNSET, part = ND_UNSET;
   if (nd_alloc_tensor(e, &acc, ad, t->ndim, ks, false) ||
       fill_identity(e, &acc, k) ||
