@@ -510,8 +510,8 @@ nd_status nd_pow_scalar(nd_err *e, nd_tensor *out, int mode, const char *fn,
   }
   nd_loop_fn k = NULL;
   void *ctx = NULL;
-  int ni = (int)v;
   if (rk == 'b' || !(v >= -64 && v <= 64)) return ND_OK;
+  int ni = (int)v; /* in range now: a huge or NaN v would be C UB */
   if (v == 2) k = unary_kernels[rdt][ND_SQUARE];
   else if (v == 3) k = pow_kernels[rdt][0];
   else if (rk != 'f') return ND_OK; /* integers: repeated squaring already */
