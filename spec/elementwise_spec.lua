@@ -180,7 +180,7 @@ describe("clamp, where, isnan, isfinite", function()
       for k, layout in ipairs(LAYOUTS) do
         local c = make(LAYOUTS[(k % #LAYOUTS) + 1], "bool")
         local a, b = make(layout, dt, -3, 3), make(LAYOUTS[((k + 1) % #LAYOUTS) + 1], dt, -3, 3)
-        if FLOAT[dt] and layout ~= "expanded" then a:set(1, 1, -0.0); a:set(2, 1, 0 / 0) end
+        if FLOAT[dt] and layout ~= "expanded" then a:set(1, 1, tonumber("-0.0")); a:set(2, 1, 0 / 0) end
         local r = nd.where(c, a, b)
         for i = 1, 4 do for j = 1, 5 do
           local want, got = c:get(i, j) and a:get(i, j) or b:get(i, j), r:get(i, j)

@@ -425,7 +425,7 @@ describe("short lanes: the merge sort agrees with the radix sort", function()
       local skewed = nd.zeros(n, dt); skewed[7] = 1; skewed[n - 3] = -1
       local same = nd.full({ n }, 3, dt)
       if dt:sub(1, 5) == "float" then
-        spread[5] = 0 / 0; spread[9] = -0.0; spread[11] = 0.0; spread[13] = -math.huge
+        spread[5] = 0 / 0; spread[9] = tonumber("-0.0"); spread[11] = 0.0; spread[13] = -math.huge
       end
       for _, t in ipairs({ spread, ties, skewed, same, spread:flip(1) }) do
         check(t, false)
