@@ -288,7 +288,7 @@ check-alloc: deps all $(BUILD)/alloc_fail
 VG_SKIP = */cc,*/gcc*,*/cc1,*/as,*/ld,*/collect2,*/sh,*/bash,*/dash,*/x86_64-linux-gnu-*,*/pkg-config
 check-valgrind: deps all
 	@$(MAKE) --no-print-directory install-pkgs PKGS="valgrind"
-	@ND_NO_CACHE=1 ND_BUILD=$(BUILD) LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;" valgrind -q --trace-children=yes \
+	@ND_NO_CACHE=1 ND_VALGRIND=1 ND_BUILD=$(BUILD) LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;" valgrind -q --trace-children=yes \
 	  --trace-children-skip='$(VG_SKIP)' --error-exitcode=99 --leak-check=full \
 	  --suppressions=$(CURDIR)/spec/support/valgrind.supp \
 	  --errors-for-leak-kinds=definite --show-leak-kinds=definite \

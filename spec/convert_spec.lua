@@ -26,7 +26,12 @@ local function tiled(vals)
   return t
 end
 
+-- Valgrind's CPU emulation converts int64 to float32 through float64 (two
+-- roundings: 2^53 + 2^29 + 1 comes out 2^53), so under `make
+-- check-valgrind` (ND_VALGRIND=1) that pair is left to the other runs.
+local emulated = os.getenv("ND_VALGRIND") == "1"
 for _, c in ipairs(cases) do
+  local describe = (emulated and c.from == "int64" and c.to == "float32") and pending or describe
   describe(c.from .. " -> " .. c.to, function()
     local n = #c.values
     local src, want = build(tiled(c.values), c.from), build(tiled(c.want), c.to)
