@@ -93,6 +93,15 @@ describe("indexing with tensors", function()
         ix[400] = -11
         assert_error_matches(function() dense:index_add_(1, ix, src) end, "index_add_", "-11")
         assert.same(before, dense:totable())
+        if dt ~= "bool" then -- alpha 2 takes the strided adding loop
+          assert_error_matches(function() dense:index_add_(1, ix, src, 2) end, "index_add_", "-11")
+          assert.same(before, dense:totable())
+        end
+        -- a target of one element (its dim is never stepped)
+        local one = nd.zeros(1, dt)
+        assert_error_matches(function() one:scatter_add_(1, nd.tensor({ 1, 1, 2, 1, 2 }, idt), nd.ones(5, dt)) end,
+          "scatter_add_", "2")
+        assert.same(nd.zeros(1, dt):totable(), one:totable())
       end
     end
   end)

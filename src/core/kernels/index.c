@@ -184,8 +184,9 @@ MOVE_LOOPS(uint64_t, int64_t)
 #define ADD_BODY(T, kind, IT, EXPR)                                         \
   for (int64_t i = 0; i < n; i++, ix += st[0], d += st[1], s += st[2]) {    \
     int64_t w = *(const IT *)ix;                                            \
-    T *dp = (T *)(d + POS(w) * ds), sv = *(const T *)s;                     \
-    ADD_ONE(T, kind, dp, sv, EXPR, EXPR##_WRAP);                                         \
+    CHECKED_POS(q, w)                                                       \
+    T *dp = (T *)(d + q * ds), sv = *(const T *)s;                          \
+    ADD_ONE(T, kind, dp, sv, EXPR, EXPR##_WRAP);                            \
   }
 /* The histogram shape (a dense index into dense bins, src dense or one
  * expanded value): indexed addressing, no byte strides to step. */
