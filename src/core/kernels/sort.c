@@ -96,23 +96,26 @@ static int use_simd(void) {
   return !env || env[0] != '0';
 }
 
+/* The order keys of 16 float32 (bits u), flipped by fl. */
+AVX512 static inline __m512i okey16_f32(__m512i u, __m512i fl) {
+  const __m512i sign = _mm512_set1_epi32(INT32_MIN);
+  __m512i k = _mm512_xor_si512(u, _mm512_or_si512(_mm512_srai_epi32(u, 31), sign));
+  __m512i a = _mm512_andnot_si512(sign, u); /* |x| */
+  k = _mm512_mask_mov_epi32(k, _mm512_cmpeq_epi32_mask(a, _mm512_setzero_si512()), sign);
+  k = _mm512_mask_mov_epi32(k, _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000)),
+                            _mm512_set1_epi32(-1));
+  return _mm512_xor_si512(k, fl);
+}
+
 AVX512 static void build_f32_avx512(uint64_t *it, const float *x, int64_t n,
                                     uint64_t flip, int64_t first) {
-  const __m512i sign = _mm512_set1_epi32(INT32_MIN);
-  const __m512i inf = _mm512_set1_epi32(0x7f800000);
   const __m512i fl = _mm512_set1_epi32((int32_t)(uint32_t)flip);
-  const __m512i ones = _mm512_set1_epi32(-1);
   __m512i pos = _mm512_add_epi64(_mm512_set1_epi64(first),
                                  _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
   const __m512i eight = _mm512_set1_epi64(8);
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    __m512i u = _mm512_loadu_si512(x + i);
-    __m512i k = _mm512_xor_si512(u, _mm512_or_si512(_mm512_srai_epi32(u, 31), sign));
-    __m512i a = _mm512_andnot_si512(sign, u); /* |x| */
-    k = _mm512_mask_mov_epi32(k, _mm512_cmpeq_epi32_mask(a, _mm512_setzero_si512()), sign);
-    k = _mm512_mask_mov_epi32(k, _mm512_cmpgt_epu32_mask(a, inf), ones);
-    k = _mm512_xor_si512(k, fl);
+    __m512i k = okey16_f32(_mm512_loadu_si512(x + i), fl);
     __m512i lo = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(k));
     __m512i hi = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(k, 1));
     _mm512_storeu_si512(it + i, _mm512_or_si512(_mm512_slli_epi64(lo, 32), pos));
@@ -122,6 +125,41 @@ AVX512 static void build_f32_avx512(uint64_t *it, const float *x, int64_t n,
   }
   for (; i < n; i++)
     it[i] = (okey_f32(x[i]) ^ flip) << 32 | (uint64_t)(first + i);
+}
+
+/* Keys alone (no positions), for the 32-bit items. */
+AVX512 static void keys_f32_avx512(uint32_t *k, const float *x, int64_t n,
+                                   uint32_t flip) {
+  const __m512i fl = _mm512_set1_epi32((int32_t)flip);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_si512(k + i, okey16_f32(_mm512_loadu_si512(x + i), fl));
+  for (; i < n; i++) k[i] = (uint32_t)okey_f32(x[i]) ^ flip;
+}
+
+/* The first j >= i (i >= 1) where r[j] and r[j - 1] agree above bit P,
+ * or n. */
+AVX512 static int64_t next_tie(const uint32_t *r, int64_t i, int64_t n, int P) {
+  const __m128i c = _mm_cvtsi32_si128(P);
+  for (; i + 16 <= n; i += 16) {
+    __m512i d = _mm512_xor_si512(_mm512_loadu_si512(r + i), _mm512_loadu_si512(r + i - 1));
+    __mmask16 m = _mm512_testn_epi32_mask(_mm512_srl_epi32(d, c), _mm512_set1_epi32(-1));
+    if (m) return i + __builtin_ctz(m);
+  }
+  for (; i < n && (r[i] ^ r[i - 1]) >> P; i++) {}
+  return i;
+}
+
+/* v[i] = src[r[i] & pm], 4-byte elements, by 16-lane gathers. */
+AVX512 static void take4_avx512(uint32_t *v, const char *src, const uint32_t *r,
+                                uint32_t pm, int64_t n) {
+  const __m512i m = _mm512_set1_epi32((int32_t)pm);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512i p = _mm512_and_si512(_mm512_loadu_si512(r + i), m);
+    _mm512_storeu_si512(v + i, _mm512_i32gather_epi32(p, src, 4));
+  }
+  for (; i < n; i++) memcpy(v + i, src + (int64_t)(r[i] & pm) * 4, 4);
 }
 
 /* Values (contiguous; NULL: not wanted) and indices (contiguous; NULL:
@@ -167,6 +205,7 @@ AVX512 static void emit_f32_avx512(const uint64_t *it, int64_t n, uint64_t flip,
 #define SIMD_F32 1
 #else
 #define SIMD_F32 0
+#define AVX512 /* the callers check the CPU; elsewhere, plain code */
 static int use_simd(void) { return 0; }
 static void build_f32_avx512(uint64_t *it, const float *x, int64_t n,
                              uint64_t flip, int64_t first) {
@@ -176,6 +215,18 @@ static void emit_f32_avx512(const uint64_t *it, int64_t n, uint64_t flip,
                             const char *src, int64_t ss, float *v,
                             int64_t *ix, int64_t base) {
   (void)it, (void)n, (void)flip, (void)src, (void)ss, (void)v, (void)ix, (void)base;
+}
+static void keys_f32_avx512(uint32_t *k, const float *x, int64_t n,
+                            uint32_t flip) {
+  (void)k, (void)x, (void)n, (void)flip;
+}
+static void take4_avx512(uint32_t *v, const char *src, const uint32_t *r,
+                         uint32_t pm, int64_t n) {
+  (void)v, (void)src, (void)r, (void)pm, (void)n;
+}
+static int64_t next_tie(const uint32_t *r, int64_t i, int64_t n, int P) {
+  for (; i < n && (r[i] ^ r[i - 1]) >> P; i++) {}
+  return i;
 }
 #endif
 
@@ -252,6 +303,80 @@ static const struct {
     ND_DTYPES(FNS)
 #undef FNS
 };
+
+/* ---- 32-bit items, for short runs of keys of <= 32 bits ----
+ * n keys (at most SHORT_MAX: P bits of position) are ordered by items of
+ * 32 - P key bits above the position: twice as many to a register as
+ * key << 32 | position. The key bits taken start at the highest bit
+ * where the keys differ. When keys have more bits than that, items whose
+ * truncated keys tie come out in position order, and each such run is
+ * then ordered by the full keys: by insertion, since on real data the
+ * runs are few and short (1000 normal floats keep 22 bits and have ~10
+ * runs of two); a run of over RUN_MAX distinct keys sends the keys back
+ * to 64-bit items. */
+enum { SHORT_MAX = 4096, RUN_MAX = 32 };
+static int use_merge(void) { return use_simd() && nd_merge_sort_ok(); }
+
+/* The stable order of the n (33..SHORT_MAX) keys y: positions in the low
+ * *P bits of the result, which is x or z (each room for n rounded up to
+ * ND_MERGE_BLOCK32); NULL if the keys need 64-bit items after all. */
+AVX512 static uint32_t *order32(const uint32_t *y, int64_t n, uint32_t *x,
+                                uint32_t *z, int *P) {
+  int64_t np = (n + ND_MERGE_BLOCK32 - 1) / ND_MERGE_BLOCK32 * ND_MERGE_BLOCK32;
+  int p = *P = 64 - __builtin_clzll((uint64_t)n - 1);
+  uint32_t pm = ((uint32_t)1 << p) - 1, any = 0, all = UINT32_MAX, *r;
+  for (int64_t i = 0; i < n; i++) {
+    any |= y[i];
+    all &= y[i];
+  }
+  if (any == all) { /* one key: position order */
+    for (int64_t i = 0; i < n; i++) x[i] = (uint32_t)i;
+    return x;
+  }
+  int hb = 32 - __builtin_clz(any ^ all), kb = 32 - p;
+  int sh = hb > kb ? hb - kb : 0;
+  uint32_t km = ((uint32_t)1 << kb) - 1;
+  for (int64_t i = 0; i < n; i++) x[i] = (y[i] >> sh & km) << p | (uint32_t)i;
+  memset(x + n, 0xff, (size_t)(np - n) * 4);
+  r = nd_merge_sort_u32(x, z, np);
+  for (int64_t i = 1; sh && (i = next_tie(r, i, n, p)) < n; i++) {
+    int64_t s = i - 1, e = i + 1; /* a run of tied items */
+    for (; e < n && !((r[e] ^ r[s]) >> p); e++) {}
+    i = e;
+    int sorted = 1;
+    for (int64_t k = s + 1; k < e && sorted; k++)
+      sorted = y[r[k] & pm] >= y[r[k - 1] & pm];
+    if (sorted) continue;
+    if (e - s > RUN_MAX) return NULL;
+    for (int64_t k = s + 1; k < e; k++) { /* by full key, then position */
+      uint32_t it = r[k], key = y[it & pm];
+      int64_t j = k;
+      for (; j > s && (key < y[r[j - 1] & pm] ||
+                       (key == y[r[j - 1] & pm] && it < r[j - 1])); j--)
+        r[j] = r[j - 1];
+      r[j] = it;
+    }
+  }
+  return r;
+}
+
+/* The m (33..SHORT_MAX) items key << 32 | position at b, in position
+ * order, sorted in place by the low kbits (< 32) of their keys; 0 if
+ * they need 64-bit items after all. The buffers are on the stack: about
+ * as much as the radix sort's counts. */
+static int bucket32(uint64_t *b, int64_t m, int kbits) {
+  uint32_t y[SHORT_MAX], x[SHORT_MAX + ND_MERGE_BLOCK32],
+      z[SHORT_MAX + ND_MERGE_BLOCK32];
+  uint64_t c[SHORT_MAX];
+  uint32_t km = ((uint32_t)1 << kbits) - 1, *r;
+  int P;
+  for (int64_t i = 0; i < m; i++) y[i] = (uint32_t)(b[i] >> 32) & km;
+  if (!(r = order32(y, m, x, z, &P))) return 0;
+  uint32_t pm = ((uint32_t)1 << P) - 1;
+  for (int64_t i = 0; i < m; i++) c[i] = b[r[i] & pm];
+  memcpy(b, c, (size_t)m * 8);
+  return 1;
+}
 
 /* ---- algorithms, for both item kinds ---- */
 #define CLESS(a, b) ((a) < (b))
@@ -338,6 +463,9 @@ enum { MSD_MIN = 1 << 18, MSD_BITS = 10 }; /* see msd below */
     for (int64_t b = 0; b <= (int64_t)mask; b++) {                          \
       int64_t s = cnt[b], m = cnt[b + 1] - s;                               \
       if (m < 2) continue;                                                  \
+      if (sizeof(ITEM) == 8 && lo < 32 && m > 32 && m <= SHORT_MAX &&       \
+          use_merge() && bucket32((uint64_t *)(void *)(t + s), m, lo))      \
+        continue;                                                           \
       ITEM *r = P##radix(t + s, a + s, m, lo);                              \
       if (r != t + s) memcpy(t + s, r, (size_t)m * sizeof(ITEM));           \
     }                                                                       \
@@ -415,6 +543,67 @@ ALGOS(c, uint64_t, CKEY, CLESS, CKEY0)
 ALGOS(p, pair, PKEY, PLESS, PKEY0)
 
 
+/* Plain keys (no positions), and a value back from a key. */
+#define KEYS(E, name, T, kind)                                              \
+  static void keys_##E(uint64_t *k, const char *p, int64_t n) {             \
+    const T *x = (const T *)p;                                              \
+    for (int64_t i = 0; i < n; i++) k[i] = OKEY(x[i]);                      \
+  }                                                                         \
+  /* dtypes of <= 32 bits: n elements at p (byte stride s), flipped */    \
+  static void keys32_##E(uint32_t *k, const char *p, int64_t s, int64_t n,  \
+                         uint32_t flip) {                                   \
+    if (ND_##E == ND_FLOAT32 && s == 4 && use_simd()) {                     \
+      keys_f32_avx512(k, (const float *)(const void *)p, n, flip);          \
+      return;                                                               \
+    }                                                                       \
+    for (int64_t i = 0; i < n; i++)                                         \
+      k[i] = (uint32_t)OKEY(*(const T *)(p + i * s)) ^ flip;                \
+  }                                                                         \
+  /* the elements at positions r & pm of the lane at src (stride ss) */    \
+  static void take_##E(char *v, int64_t vs, const char *src, int64_t ss,    \
+                       const uint32_t *r, uint32_t pm, int64_t n) {         \
+    if (sizeof(T) == 4 && vs == 4 && ss == 4 && use_simd()) {               \
+      take4_avx512((uint32_t *)(void *)v, src, r, pm, n);                   \
+      return;                                                               \
+    }                                                                       \
+    for (int64_t i = 0; i < n; i++)                                         \
+      *(T *)(v + i * vs) = *(const T *)(src + (int64_t)(r[i] & pm) * ss);   \
+  }                                                                         \
+  static void val_##E(void *dst, uint64_t k) {                              \
+    T x = OVAL(T, k);                                                       \
+    memcpy(dst, &x, sizeof x);                                              \
+  }
+ND_DTYPES(KEYS)
+static const struct {
+  void (*keys)(uint64_t *, const char *, int64_t);
+  void (*keys32)(uint32_t *, const char *, int64_t, int64_t, uint32_t);
+  void (*take)(char *, int64_t, const char *, int64_t, const uint32_t *,
+               uint32_t, int64_t);
+  void (*val)(void *, uint64_t);
+} plain[ND_NDTYPES] = {
+#define FNS(E, name, T, kind) [ND_##E] = {keys_##E, keys32_##E, take_##E, val_##E},
+    ND_DTYPES(FNS)
+#undef FNS
+};
+
+/* A short lane of keys of <= 32 bits by 32-bit items (order32): the
+ * n (33..SHORT_MAX) elements at src (byte stride ss) into v/ix as the
+ * other paths do; a and tmp hold (n + ND_MERGE_BLOCK) items each.
+ * Returns 0, or 1 if the lane must take the 64-bit items after all. */
+AVX512 static int short_lane(int dt, uint64_t *a, uint64_t *tmp, const char *src,
+                             int64_t ss, int64_t n, uint32_t flip, char *v,
+                             int64_t vs, int64_t *ix, int64_t xs, int64_t base) {
+  uint32_t *y = (uint32_t *)(void *)tmp, *r;
+  int P;
+  plain[dt].keys32(y, src, ss, n, flip);
+  if (!(r = order32(y, n, (uint32_t *)(void *)a, y + n, &P))) return 1;
+  uint32_t pm = ((uint32_t)1 << P) - 1;
+  if (v) plain[dt].take(v, vs, src, ss, r, pm, n);
+  if (ix)
+    for (int64_t i = 0; i < n; i++) ix[i * xs] = (int64_t)(r[i] & pm) + base;
+  return 0;
+}
+
 /* ---- lanes ---- */
 /* Element offset of lane r (row-major over the dims other than dim). */
 static int64_t lane_offset(const nd_tensor *t, int dim, int64_t r) {
@@ -456,7 +645,6 @@ static int64_t dstride(const nd_tensor *t, int dim) {
  * merge costs less up to there (a row of 1000 float32: 6.7 -> 3.4 ms CPU
  * per 1000 rows). */
 enum { MERGE_MAX = (1 << 16) - 1 };
-static int use_merge(void) { return use_simd() && nd_merge_sort_ok(); }
 
 /* A heap of the k best suits a k small against the lane. */
 static int topk_heap(const lane_job *j) { return j->k * 16 <= j->n; }
@@ -494,6 +682,11 @@ enum { CHUNK = 4096 }; /* items built at a time for the heap */
       if (j->sorted) P##heapsort(a, len);                                   \
       m = k;                                                                \
     } else {                                                                \
+      if (j->what == J_SORT && sizeof(ITEM) == 8 && n > 32 &&               \
+          n <= SHORT_MAX && key_bits(dt) <= 32 && use_merge() &&            \
+          !short_lane(dt, (uint64_t *)(void *)a, (uint64_t *)(void *)tmp,   \
+                      src, ss, n, (uint32_t)flip, v, vs, ix, xs, j->base))  \
+        return;                                                             \
       /* A sort's index lane, when compact, holds the items: the results   \
        * are then written in place, into memory already in cache. */       \
       int merge = j->what == J_SORT && sizeof(ITEM) == 8 && n > 32 &&       \
@@ -648,31 +841,6 @@ nd_status nd_kthvalue(nd_err *e, nd_tensor *values, nd_tensor *indices,
   return run_lanes(e, "kthvalue", &j, values, indices, keepdim ? 1 : -1);
 }
 
-/* Plain keys (no positions), and a value back from a key. */
-#define KEYS(E, name, T, kind)                                              \
-  static void keys_##E(uint64_t *k, const char *p, int64_t n) {             \
-    const T *x = (const T *)p;                                              \
-    for (int64_t i = 0; i < n; i++) k[i] = OKEY(x[i]);                      \
-  }                                                                         \
-  static void keys32_##E(uint32_t *k, const char *p, int64_t n) {           \
-    const T *x = (const T *)p;                                              \
-    for (int64_t i = 0; i < n; i++) k[i] = (uint32_t)OKEY(x[i]);            \
-  }                                                                         \
-  static void val_##E(void *dst, uint64_t k) {                              \
-    T x = OVAL(T, k);                                                       \
-    memcpy(dst, &x, sizeof x);                                              \
-  }
-ND_DTYPES(KEYS)
-static const struct {
-  void (*keys)(uint64_t *, const char *, int64_t);
-  void (*keys32)(uint32_t *, const char *, int64_t); /* dtypes <= 32 bits */
-  void (*val)(void *, uint64_t);
-} plain[ND_NDTYPES] = {
-#define FNS(E, name, T, kind) [ND_##E] = {keys_##E, keys32_##E, val_##E},
-    ND_DTYPES(FNS)
-#undef FNS
-};
-
 /* The k-th least (0-based) of n keys, reordering them. */
 static uint32_t pick32(uint32_t *a, int64_t n, int64_t k) {
   int64_t lo = 0, hi = n - 1;
@@ -708,7 +876,7 @@ static nd_status median_keys(nd_err *e, nd_tensor *values, const nd_tensor *flat
     return nd_err_rename(e, "median");
   }
   uint32_t *a = s->data;
-  plain[dt].keys32(a, nd_ptr(flat), n);
+  plain[dt].keys32(a, nd_ptr(flat), nd_dtype_size(dt), n, 0);
   uint64_t m = pick32(a, n, k), nk = nan_key(dt);
   for (int64_t i = k + 1; nk && m != nk && i < n; i++)
     if (a[i] == nk) m = nk; /* NaN wins */
