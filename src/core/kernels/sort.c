@@ -378,12 +378,40 @@ static int bucket32(uint64_t *b, int64_t m, int kbits) {
   return 1;
 }
 
+enum { MSD_MIN = 1 << 18, MSD_BITS = 10 }; /* see msd below */
+
+/* Where a lane's results go (as the emit functions take them), for the
+ * algorithms that emit as they go. */
+typedef struct {
+  int dt;
+  uint64_t flip;
+  const char *src;
+  int64_t ss, vs, xs, base;
+  char *v;
+  int64_t *ix;
+} lane_out;
+/* What an MSD pass needs to know of its items before it scatters them. */
+typedef struct {
+  uint64_t any, all;
+  int64_t cnt[(1 << MSD_BITS) + 1];
+} msd_stats;
+#define MSD_STATS0 {0, ~(uint64_t)0, {0}}
+#define EMIT_RANGE(P, ITEM)                                                 \
+  /* Items it[s .. s + m) to the same places of the results. */            \
+  static void P##emit_range(const lane_out *o, const ITEM *it, int64_t s,   \
+                            int64_t m) {                                    \
+    kinds[o->dt].P##emit(it + s, m, o->flip, o->src, o->ss,                 \
+                         o->v ? o->v + s * o->vs : NULL, o->vs,             \
+                         o->ix ? o->ix + s * o->xs : NULL, o->xs, o->base); \
+  }
+EMIT_RANGE(c, uint64_t)
+EMIT_RANGE(p, pair)
+
 /* ---- algorithms, for both item kinds ---- */
 #define CLESS(a, b) ((a) < (b))
 #define PLESS(a, b) ((a).k < (b).k || ((a).k == (b).k && (a).i < (b).i))
 #define SWAP(ITEM, x, y) do { ITEM t_ = (x); (x) = (y); (y) = t_; } while (0)
 
-enum { MSD_MIN = 1 << 18, MSD_BITS = 10 }; /* see msd below */
 #define ALGOS(P, ITEM, KEY, LESS, KEY0)                                     \
   /* Stable insertion sort by key. */                                       \
   static void P##insertion(ITEM *a, int64_t n) {                            \
@@ -401,14 +429,15 @@ enum { MSD_MIN = 1 << 18, MSD_BITS = 10 }; /* see msd below */
    * pass to 512 (1 M float32: 3 passes 20% faster, randn's 4 too).       \
    * Passes where every key has the same digit are skipped. Returns a or  \
    * t, where the result is. */                                             \
-  static ITEM *P##msd(ITEM *a, ITEM *t, int64_t n, int kbits);            \
+  static ITEM *P##msd(ITEM *a, ITEM *t, int64_t n, int kbits,             \
+                      const lane_out *o, msd_stats *st);                    \
   static ITEM *P##radix(ITEM *a, ITEM *t, int64_t n, int kbits) {           \
     int64_t cnt[6 * 2048];                                                  \
     if (n <= 32) {                                                          \
       P##insertion(a, n);                                                   \
       return a;                                                             \
     }                                                                       \
-    if (n >= MSD_MIN && kbits > 16) return P##msd(a, t, n, kbits);          \
+    if (n >= MSD_MIN && kbits > 16) return P##msd(a, t, n, kbits, NULL, NULL);    \
     int w = kbits <= 8                            ? 8                       \
             : kbits <= 22 && n >= 1024           ? (kbits + 1) / 2         \
             : n < 1 << 16                         ? 8                       \
@@ -439,35 +468,56 @@ enum { MSD_MIN = 1 << 18, MSD_BITS = 10 }; /* see msd below */
   /* Long lanes: one stable MSD pass on the MSD_BITS below the highest    \
    * bit where keys differ scatters them into buckets that fit in cache,  \
    * each then sorted by the LSD radix on the bits below: two passes over \
-   * memory instead of three or four. Returns a or t, as radix. */        \
-  static ITEM *P##msd(ITEM *a, ITEM *t, int64_t n, int kbits) {            \
-    uint64_t any = 0, all = ~(uint64_t)0;                                   \
-    int64_t cnt[(1 << MSD_BITS) + 1];                                       \
+   * memory instead of three or four. Returns a or t, as radix. With o,  \
+   * each bucket is emitted as soon as it is sorted, while in cache. */   \
+  /* The bits where keys differ, and the counts of the top digit (the   \
+   * digit unless all keys share the top bit, as unsigned data does), of  \
+   * n more items. */                                                     \
+  static void P##scan(msd_stats *st, const ITEM *a, int64_t n, int kbits) { \
+    uint64_t any = st->any, all = st->all, m = ((uint64_t)1 << MSD_BITS) - 1; \
+    int tl = kbits - MSD_BITS;                                              \
     for (int64_t i = 0; i < n; i++) {                                       \
       uint64_t k = KEY0(a[i]);                                              \
       any |= k;                                                             \
       all &= k;                                                             \
+      st->cnt[(k >> tl & m) + 1]++;                                         \
     }                                                                       \
+    st->any = any;                                                          \
+    st->all = all;                                                          \
+  }                                                                         \
+  static ITEM *P##msd(ITEM *a, ITEM *t, int64_t n, int kbits,              \
+                      const lane_out *o, msd_stats *st) {                   \
+    msd_stats own = MSD_STATS0;                                             \
+    if (!st) P##scan(st = &own, a, n, kbits);                               \
+    uint64_t any = st->any, all = st->all;                                  \
+    int64_t *cnt = st->cnt;                                                 \
+    int tl = kbits - MSD_BITS;                                              \
     uint64_t diff = any ^ all;                                              \
     if (kbits < 64) diff &= ((uint64_t)1 << kbits) - 1;                     \
-    if (!diff) return a; /* one key: already in position order */          \
+    if (!diff) { /* one key: already in position order */                 \
+      if (o) P##emit_range(o, a, 0, n);                                     \
+      return a;                                                             \
+    }                                                                       \
     int hb = 64 - __builtin_clzll(diff), w = hb < MSD_BITS ? hb : MSD_BITS;  \
     int lo = hb - w;                                                        \
     uint64_t mask = ((uint64_t)1 << w) - 1;                                 \
-    memset(cnt, 0, sizeof cnt);                                             \
-    for (int64_t i = 0; i < n; i++) cnt[(KEY0(a[i]) >> lo & mask) + 1]++;   \
+    if (lo != tl) {                                                         \
+      memset(cnt, 0, sizeof st->cnt);                                       \
+      for (int64_t i = 0; i < n; i++) cnt[(KEY0(a[i]) >> lo & mask) + 1]++; \
+    }                                                                       \
     for (int64_t b = 1; b <= (int64_t)mask + 1; b++) cnt[b] += cnt[b - 1];  \
     int64_t at[1 << MSD_BITS];                                              \
     memcpy(at, cnt, sizeof at);                                             \
     for (int64_t i = 0; i < n; i++) t[at[KEY0(a[i]) >> lo & mask]++] = a[i]; \
     for (int64_t b = 0; b <= (int64_t)mask; b++) {                          \
       int64_t s = cnt[b], m = cnt[b + 1] - s;                               \
-      if (m < 2) continue;                                                  \
-      if (sizeof(ITEM) == 8 && lo < 32 && m > 32 && m <= SHORT_MAX &&       \
-          use_merge() && bucket32((uint64_t *)(void *)(t + s), m, lo))      \
-        continue;                                                           \
-      ITEM *r = P##radix(t + s, a + s, m, lo);                              \
-      if (r != t + s) memcpy(t + s, r, (size_t)m * sizeof(ITEM));           \
+      if (m >= 2 &&                                                         \
+          !(sizeof(ITEM) == 8 && lo < 32 && m > 32 && m <= SHORT_MAX &&     \
+            use_merge() && bucket32((uint64_t *)(void *)(t + s), m, lo))) { \
+        ITEM *r = P##radix(t + s, a + s, m, lo);                            \
+        if (r != t + s) memcpy(t + s, r, (size_t)m * sizeof(ITEM));         \
+      }                                                                     \
+      if (o && m) P##emit_range(o, t, s, m);                                \
     }                                                                       \
     return t;                                                               \
   }                                                                         \
@@ -693,8 +743,21 @@ enum { CHUNK = 4096 }; /* items built at a time for the heap */
                   n <= MERGE_MAX && use_merge();                            \
       if (j->what == J_SORT && ix && xs == 1 && sizeof(ITEM) == 8 && !merge) \
         a = (ITEM *)(void *)ix;                                             \
-      kinds[dt].P##build(a, src, ss, n, flip, 0);                           \
-      if (merge) { /* padded to whole blocks with greatest items */         \
+      int msd = j->what == J_SORT && n >= MSD_MIN && key_bits(dt) > 16;     \
+      msd_stats st = MSD_STATS0;                                            \
+      if (msd) /* the scan while each chunk is in cache */                  \
+        for (int64_t i = 0; i < n; i += CHUNK) {                            \
+          int64_t c = n - i < CHUNK ? n - i : CHUNK;                        \
+          kinds[dt].P##build(a + i, src + i * ss, ss, c, flip, i);          \
+          P##scan(&st, a + i, c, key_bits(dt));                             \
+        }                                                                   \
+      else                                                                  \
+        kinds[dt].P##build(a, src, ss, n, flip, 0);                         \
+      if (msd) {                                                            \
+        lane_out o = {dt, flip, src, ss, vs, xs, j->base, v, ix};           \
+        P##msd(a, tmp, n, key_bits(dt), &o, &st); /* emits as it goes */    \
+        return;                                                             \
+      } else if (merge) { /* padded to whole blocks with greatest items */  \
         int64_t np = (n + ND_MERGE_BLOCK - 1) / ND_MERGE_BLOCK * ND_MERGE_BLOCK; \
         memset(a + n, 0xff, (size_t)(np - n) * sizeof(ITEM));               \
         res = (ITEM *)(void *)nd_merge_sort_u64((uint64_t *)(void *)a,      \
