@@ -360,14 +360,12 @@ AVX512 static uint32_t *order32(const uint32_t *y, int64_t n, uint32_t *x,
   return r;
 }
 
-/* The m (33..SHORT_MAX) items key << 32 | position at b, in position
- * order, sorted in place by the low kbits (< 32) of their keys; 0 if
- * they need 64-bit items after all. The buffers are on the stack: about
- * as much as the radix sort's counts. */
-static int bucket32(uint64_t *b, int64_t m, int kbits) {
-  uint32_t y[SHORT_MAX], x[SHORT_MAX + ND_MERGE_BLOCK32],
-      z[SHORT_MAX + ND_MERGE_BLOCK32];
-  uint64_t c[SHORT_MAX];
+/* The m (33..BUCKET_MAX) items key << 32 | position at b, in position
+ * order, sorted in place by the low kbits (< 32) of their keys, with
+ * scratch y (m keys), x and z (m rounded up to ND_MERGE_BLOCK32) and c
+ * (m items); 0 if they need 64-bit items after all. */
+static int bucket32(uint64_t *b, int64_t m, int kbits, uint32_t *y,
+                    uint32_t *x, uint32_t *z, uint64_t *c) {
   uint32_t km = ((uint32_t)1 << kbits) - 1, *r;
   int P;
   for (int64_t i = 0; i < m; i++) y[i] = (uint32_t)(b[i] >> 32) & km;
@@ -377,6 +375,20 @@ static int bucket32(uint64_t *b, int64_t m, int kbits) {
   memcpy(b, c, (size_t)m * 8);
   return 1;
 }
+/* The same, m <= SHORT_MAX, with scratch on the stack: about as much as
+ * the radix sort's counts, in a frame of its own. */
+__attribute__((noinline)) static int bucket32_stack(uint64_t *b, int64_t m,
+                                                    int kbits) {
+  uint32_t y[SHORT_MAX], x[SHORT_MAX + ND_MERGE_BLOCK32],
+      z[SHORT_MAX + ND_MERGE_BLOCK32];
+  uint64_t c[SHORT_MAX];
+  return bucket32(b, m, kbits, y, x, z, c);
+}
+/* Scratch for bucket32 up to BUCKET_MAX, in 32-bit words: a sort lane's
+ * MSD buckets take 32-bit items up to there (buckets of 4097..8192 sort
+ * 1.7x faster so than by the radix sort). */
+enum { BUCKET_MAX = 8192,
+       BUCKET_SCRATCH = BUCKET_MAX + 2 * (BUCKET_MAX + ND_MERGE_BLOCK32) + 2 * BUCKET_MAX };
 
 /* Long lanes (MSD_MIN and more) take an MSD pass (see msd below) on
  * MSD_BITS, counted on the stack; a sort lane's pass takes LANE_MSD_BITS,
@@ -402,6 +414,7 @@ typedef struct {
   int bits, tl;      /* of the digit; the lowest bit counted */
   int slack;         /* how many of the digit's top bits may be common */
   int64_t *cnt, *at; /* (1 << bits) + 1 counts, 1 << bits places */
+  uint32_t *scratch; /* BUCKET_SCRATCH words for bucket32, or NULL */
 } msd_stats;
 #define EMIT_RANGE(P, ITEM)                                                 \
   /* Items it[s .. s + m) to the same places of the results. */            \
@@ -472,6 +485,16 @@ EMIT_RANGE(p, pair)
     }                                                                       \
     return a;                                                               \
   }                                                                         \
+  /* A bucket by 32-bit items, if it is short enough for the scratch. */ \
+  static int P##bucket32(const msd_stats *st, ITEM *b, int64_t m, int lo) { \
+    uint64_t *u = (uint64_t *)(void *)b;                                    \
+    uint32_t *y = st->scratch, *x = y + BUCKET_MAX;                         \
+    uint32_t *z = x + BUCKET_MAX + ND_MERGE_BLOCK32;                        \
+    if (y && m <= BUCKET_MAX)                                               \
+      return bucket32(u, m, lo, y, x, z,                                    \
+                      (uint64_t *)(void *)(z + BUCKET_MAX + ND_MERGE_BLOCK32)); \
+    return m <= SHORT_MAX && bucket32_stack(u, m, lo);                      \
+  }                                                                         \
   /* The lowest bit of a digit of `bits` for an MSD pass over a lane,     \
    * guessed from its first n items at a: from 2 bits above the highest  \
    * where these differ (a whole lane of uniform floats reaches 1 or 2    \
@@ -512,7 +535,8 @@ EMIT_RANGE(p, pair)
   static ITEM *P##msd(ITEM *a, ITEM *t, int64_t n, int kbits,              \
                       const lane_out *o, msd_stats *st) {                   \
     int64_t oc[(1 << MSD_BITS) + 1] = {0}, oat[1 << MSD_BITS];              \
-    msd_stats own = {0, ~(uint64_t)0, MSD_BITS, kbits - MSD_BITS, 0, oc, oat}; \
+    msd_stats own = {0, ~(uint64_t)0, MSD_BITS, kbits - MSD_BITS, 0, oc, oat, \
+                     NULL};                                                 \
     if (!st) P##scan(st = &own, a, n);                                      \
     uint64_t any = st->any, all = st->all;                                  \
     int64_t *cnt = st->cnt, *at = st->at;                                   \
@@ -541,8 +565,8 @@ EMIT_RANGE(p, pair)
     for (int64_t b = 0; b <= (int64_t)mask; b++) {                          \
       int64_t s = cnt[b], m = cnt[b + 1] - s;                               \
       if (m >= 2 &&                                                         \
-          !(sizeof(ITEM) == 8 && lo < 32 && m > 32 && m <= SHORT_MAX &&     \
-            use_merge() && bucket32((uint64_t *)(void *)(t + s), m, lo))) { \
+          !(sizeof(ITEM) == 8 && lo < 32 && m > 32 && use_merge() &&       \
+            P##bucket32(st, t + s, m, lo))) {                               \
         ITEM *r = P##radix(t + s, a + s, m, lo);                            \
         if (r != t + s) memcpy(t + s, r, (size_t)m * sizeof(ITEM));         \
       }                                                                     \
@@ -775,7 +799,8 @@ enum { CHUNK = 4096 }; /* items built at a time for the heap */
         a = (ITEM *)(void *)ix;                                             \
       int msd = j->what == J_SORT && n >= MSD_MIN && key_bits(dt) > 16;     \
       msd_stats st = {0, ~(uint64_t)0, LANE_MSD_BITS, 0, 2, aux,            \
-                      aux + (1 << LANE_MSD_BITS) + 1};                      \
+                      aux + (1 << LANE_MSD_BITS) + 1,                       \
+                      (uint32_t *)(void *)(aux + (2 << LANE_MSD_BITS) + 1)}; \
       if (msd) memset(aux, 0, ((1 << LANE_MSD_BITS) + 1) * sizeof *aux);    \
       if (msd) /* the scan while each chunk is in cache */                  \
         for (int64_t i = 0; i < n; i += CHUNK) {                            \
@@ -821,7 +846,8 @@ static void lane_task(void *ctx, int64_t lo, int64_t hi) {
   lane_job *j = ctx;
   int comp = key_bits(j->t->dtype) <= 32 && j->n <= (int64_t)UINT32_MAX;
   int64_t isz = comp ? 8 : 16, n = j->n, m = 0; /* items: a, tmp */
-  int64_t naux = j->what == J_SORT && n >= MSD_MIN ? (2 << LANE_MSD_BITS) + 1 : 0;
+  int64_t naux = j->what == J_SORT && n >= MSD_MIN /* counts, scratch */
+                     ? (2 << LANE_MSD_BITS) + 1 + BUCKET_SCRATCH / 2 : 0;
   if (j->what == J_TOPK && topk_heap(j)) n = j->k, m = CHUNK;
   else if (j->what == J_SORT) n = m = n + ND_MERGE_BLOCK; /* merge padding */
   else if (j->what == J_TOPK) m = j->k;
@@ -832,7 +858,7 @@ static void lane_task(void *ctx, int64_t lo, int64_t hi) {
     return;
   }
   char *a = s->data, *tmp = a + n * isz;
-  int64_t *aux = (int64_t *)(void *)(tmp + m * isz); /* MSD counts */
+  int64_t *aux = (int64_t *)(void *)(tmp + m * isz); /* MSD counts, scratch */
   for (int64_t r = lo; r < hi; r++) {
     if (comp) clane(j, (uint64_t *)a, (uint64_t *)tmp, aux, r);
     else plane(j, (pair *)a, (pair *)tmp, aux, r);
