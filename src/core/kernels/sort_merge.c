@@ -5,8 +5,8 @@
  * only: no compress-stores (slow on some AVX-512 CPUs) and no
  * data-dependent branches. Not stable, but sort.c's items are distinct
  * (key bits above position bits), so the order of the keys comes out
- * stable. One template serves both widths; only the in-register
- * permutations differ. */
+ * stable. One template serves both widths: the permutations are derived
+ * from the lane count. */
 #ifndef __clang__
 #pragma GCC optimize("O3")
 #endif
@@ -21,68 +21,125 @@
 
 int nd_merge_sort_ok(void) { return __builtin_cpu_supports("avx512f"); }
 
-/* Lane i of v compared with lane i ^ d (p: v so permuted): the lanes in
- * mask hi take the larger. */
-#define STEP64(v, p, hi)                                                    \
-  _mm512_mask_blend_epi64(hi, _mm512_min_epu64(v, p), _mm512_max_epu64(v, p))
-#define STEP32(v, p, hi)                                                    \
-  _mm512_mask_blend_epi32(hi, _mm512_min_epu32(v, p), _mm512_max_epu32(v, p))
-
-/* 8 lanes of 64 bits. */
+/* The lanes of a register reversed (8 of 64 bits, 16 of 32). */
 INLINE __m512i rev64(__m512i v) {
   return _mm512_permutexvar_epi64(_mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), v);
 }
-#define SWAP1_64(v) _mm512_shuffle_epi32(v, _MM_PERM_BADC)
-#define SWAP2_64(v) _mm512_permutex_epi64(v, _MM_SHUFFLE(1, 0, 3, 2))
-#define REV4_64(v) _mm512_permutex_epi64(v, _MM_SHUFFLE(0, 1, 2, 3))
-#define SWAP4_64(v) _mm512_shuffle_i64x2(v, v, _MM_SHUFFLE(1, 0, 3, 2))
-/* A bitonic register, sorted. */
-INLINE __m512i clean1_64(__m512i v) {
-  v = STEP64(v, SWAP4_64(v), 0xF0);
-  v = STEP64(v, SWAP2_64(v), 0xCC);
-  return STEP64(v, SWAP1_64(v), 0xAA);
-}
-/* Any register, sorted: pairs, then fours, then eight. */
-INLINE __m512i sort1_64(__m512i v) {
-  v = STEP64(v, SWAP1_64(v), 0xAA);
-  v = STEP64(v, REV4_64(v), 0xCC);
-  v = STEP64(v, SWAP1_64(v), 0xAA);
-  v = STEP64(v, rev64(v), 0xF0);
-  v = STEP64(v, SWAP2_64(v), 0xCC);
-  return STEP64(v, SWAP1_64(v), 0xAA);
-}
-
-/* 16 lanes of 32 bits. */
 INLINE __m512i rev32(__m512i v) {
   return _mm512_permutexvar_epi32(
       _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), v);
 }
-INLINE __m512i rev8_32(__m512i v) { /* each half reversed */
-  return _mm512_permutexvar_epi32(
-      _mm512_set_epi32(8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7), v);
+
+/* Two registers through the same network steps at once: each step
+ * compares lanes of two registers P and Q (min to P, max to Q), so that a
+ * step costs two two-source permutes, a min and a max for both registers,
+ * against a shuffle, a min, a max and a blend for each. A step pairs lane
+ * i of each register with lane i ^ m, the larger going to the one with
+ * bit h (the top bit of m) set. With L lanes to a register, in a step's
+ * layout lane k holds pair r = k % (L/2) of register k / (L/2) (A or B):
+ * P the element at ins(r, h), Q the one at ins(r, h) ^ m, where ins puts
+ * a 0 bit at bit h. */
+#define INS(r, h) ((((r) >> (h)) << ((h) + 1)) | ((r) & ((1 << (h)) - 1)))
+#define DEL(i, h) ((((i) >> ((h) + 1)) << (h)) | ((i) & ((1 << (h)) - 1)))
+/* Where element i of register b is in the layout of step (m, h), as a
+ * permutex2var index (L and up: Q). */
+#define WHERE(L, b, i, m, h)                                                \
+  ((((i) >> (h)) & 1) * (L) + (b) * ((L) / 2) +                             \
+   DEL(((i) >> (h)) & 1 ? (i) ^ (m) : (i), h))
+/* Element (b, i) of lane k of P (q = 0) or Q (q = 1) in the layout of
+ * step (m2, h2); its place in the layout of step (m, h), or in A and B. */
+#define PAIR(L, k, m2, h2, q)                                               \
+  (k) / ((L) / 2), (INS((k) % ((L) / 2), h2) ^ ((q) ? (m2) : 0))
+#define FROM(k, L, m, h, m2, h2, q) APPLY(WHERE, L, PAIR(L, k, m2, h2, q), m, h)
+#define NAT(k, L, m2, h2, q) APPLY(NAT1, L, PAIR(L, k, m2, h2, q))
+#define NAT1(L, b, i) ((b) * (L) + (i))
+#define BACK(k, L, m, h, b) WHERE(L, b, k, m, h) /* lane k of A or B */
+#define APPLY(F, ...) F(__VA_ARGS__)
+#define LANES8(F, ...)                                                      \
+  _mm512_setr_epi64(F(0, __VA_ARGS__), F(1, __VA_ARGS__), F(2, __VA_ARGS__), \
+                    F(3, __VA_ARGS__), F(4, __VA_ARGS__), F(5, __VA_ARGS__), \
+                    F(6, __VA_ARGS__), F(7, __VA_ARGS__))
+#define LANES16(F, ...)                                                     \
+  _mm512_setr_epi32(F(0, __VA_ARGS__), F(1, __VA_ARGS__), F(2, __VA_ARGS__), \
+                    F(3, __VA_ARGS__), F(4, __VA_ARGS__), F(5, __VA_ARGS__), \
+                    F(6, __VA_ARGS__), F(7, __VA_ARGS__), F(8, __VA_ARGS__), \
+                    F(9, __VA_ARGS__), F(10, __VA_ARGS__), F(11, __VA_ARGS__), \
+                    F(12, __VA_ARGS__), F(13, __VA_ARGS__), F(14, __VA_ARGS__), \
+                    F(15, __VA_ARGS__))
+/* Per width: lanes, index vector, permute, min, max. */
+#define LANES_64 8
+#define LANES_32 16
+#define IDX_64 LANES8
+#define IDX_32 LANES16
+#define PERM_64 _mm512_permutex2var_epi64
+#define PERM_32 _mm512_permutex2var_epi32
+#define MINMAX(W, p, q)                                                     \
+  do {                                                                      \
+    __m512i t_ = _mm512_min_epu##W(p, q);                                   \
+    q = _mm512_max_epu##W(p, q);                                            \
+    p = t_;                                                                 \
+  } while (0)
+/* Into the layout of the first step (m, h), and its compare. */
+#define FIRST(W, a, b, p, q, m, h)                                          \
+  do {                                                                      \
+    p = PERM_##W(a, IDX_##W(NAT, LANES_##W, m, h, 0), b);                   \
+    q = PERM_##W(a, IDX_##W(NAT, LANES_##W, m, h, 1), b);                   \
+    MINMAX(W, p, q);                                                        \
+  } while (0)
+/* From the layout of step (m, h) to that of (m2, h2), and its compare. */
+#define THEN(W, p, q, m, h, m2, h2)                                         \
+  do {                                                                      \
+    __m512i x_ = PERM_##W(p, IDX_##W(FROM, LANES_##W, m, h, m2, h2, 0), q); \
+    q = PERM_##W(p, IDX_##W(FROM, LANES_##W, m, h, m2, h2, 1), q);          \
+    p = x_;                                                                 \
+    MINMAX(W, p, q);                                                        \
+  } while (0)
+#define LAST(W, a, b, p, q, m, h)                                           \
+  do {                                                                      \
+    a = PERM_##W(p, IDX_##W(BACK, LANES_##W, m, h, 0), q);                  \
+    b = PERM_##W(p, IDX_##W(BACK, LANES_##W, m, h, 1), q);                  \
+  } while (0)
+/* Two bitonic registers, each sorted: distances L/2 down to 1. */
+INLINE void clean2_32(__m512i *a, __m512i *b) {
+  __m512i p, q;
+  FIRST(32, *a, *b, p, q, 8, 3);
+  THEN(32, p, q, 8, 3, 4, 2);
+  THEN(32, p, q, 4, 2, 2, 1);
+  THEN(32, p, q, 2, 1, 1, 0);
+  LAST(32, *a, *b, p, q, 1, 0);
 }
-#define SWAP1_32(v) _mm512_shuffle_epi32(v, _MM_PERM_CDAB)
-#define SWAP2_32(v) _mm512_shuffle_epi32(v, _MM_PERM_BADC)
-#define REV4_32(v) _mm512_shuffle_epi32(v, _MM_PERM_ABCD)
-#define SWAP4_32(v) _mm512_shuffle_i32x4(v, v, _MM_SHUFFLE(2, 3, 0, 1))
-#define SWAP8_32(v) _mm512_shuffle_i32x4(v, v, _MM_SHUFFLE(1, 0, 3, 2))
-INLINE __m512i clean1_32(__m512i v) {
-  v = STEP32(v, SWAP8_32(v), 0xFF00);
-  v = STEP32(v, SWAP4_32(v), 0xF0F0);
-  v = STEP32(v, SWAP2_32(v), 0xCCCC);
-  return STEP32(v, SWAP1_32(v), 0xAAAA);
+INLINE void clean2_64(__m512i *a, __m512i *b) {
+  __m512i p, q;
+  FIRST(64, *a, *b, p, q, 4, 2);
+  THEN(64, p, q, 4, 2, 2, 1);
+  THEN(64, p, q, 2, 1, 1, 0);
+  LAST(64, *a, *b, p, q, 1, 0);
 }
-INLINE __m512i sort1_32(__m512i v) {
-  v = STEP32(v, SWAP1_32(v), 0xAAAA);
-  v = STEP32(v, REV4_32(v), 0xCCCC);
-  v = STEP32(v, SWAP1_32(v), 0xAAAA);
-  v = STEP32(v, rev8_32(v), 0xF0F0);
-  v = STEP32(v, SWAP2_32(v), 0xCCCC);
-  v = STEP32(v, SWAP1_32(v), 0xAAAA);
-  v = STEP32(v, rev32(v), 0xFF00);
-  v = STEP32(v, SWAP4_32(v), 0xF0F0);
-  v = STEP32(v, SWAP2_32(v), 0xCCCC);
-  return STEP32(v, SWAP1_32(v), 0xAAAA);
+/* Two registers, each sorted: pairs, then fours, eights (and sixteen);
+ * the first step of each reverses the block against itself. */
+INLINE void sort2_64(__m512i *a, __m512i *b) {
+  __m512i p, q;
+  FIRST(64, *a, *b, p, q, 1, 0);
+  THEN(64, p, q, 1, 0, 3, 1);
+  THEN(64, p, q, 3, 1, 1, 0);
+  THEN(64, p, q, 1, 0, 7, 2);
+  THEN(64, p, q, 7, 2, 2, 1);
+  THEN(64, p, q, 2, 1, 1, 0);
+  LAST(64, *a, *b, p, q, 1, 0);
+}
+INLINE void sort2_32(__m512i *a, __m512i *b) {
+  __m512i p, q;
+  FIRST(32, *a, *b, p, q, 1, 0);
+  THEN(32, p, q, 1, 0, 3, 1);
+  THEN(32, p, q, 3, 1, 1, 0);
+  THEN(32, p, q, 1, 0, 7, 2);
+  THEN(32, p, q, 7, 2, 2, 1);
+  THEN(32, p, q, 2, 1, 1, 0);
+  THEN(32, p, q, 1, 0, 15, 3);
+  THEN(32, p, q, 15, 3, 4, 2);
+  THEN(32, p, q, 4, 2, 2, 1);
+  THEN(32, p, q, 2, 1, 1, 0);
+  LAST(32, *a, *b, p, q, 1, 0);
 }
 
 /* c ? x : y on pointers, by arithmetic: GCC turns the ternary into a
@@ -93,8 +150,8 @@ INLINE __m512i sort1_32(__m512i v) {
 
 /* The rest, for items of W bits, L to a register. */
 #define MERGE_SORT(W, L)                                                    \
-  /* m bitonic registers (m a power of 2), sorted. */                       \
-  INLINE void clean_##W(__m512i *v, int m) {                                \
+  /* m bitonic registers (m a power of 2), each then bitonic on its own. */ \
+  INLINE void across_##W(__m512i *v, int m) {                               \
     for (int d = m / 2; d > 0; d /= 2)                                      \
       for (int i = 0; i < m; i++)                                           \
         if (!(i & d)) {                                                     \
@@ -102,7 +159,11 @@ INLINE __m512i sort1_32(__m512i v) {
           v[i] = _mm512_min_epu##W(x, v[i + d]);                            \
           v[i + d] = _mm512_max_epu##W(x, v[i + d]);                        \
         }                                                                   \
-    for (int i = 0; i < m; i++) v[i] = clean1_##W(v[i]);                    \
+  }                                                                         \
+  /* m bitonic registers (m a power of 2, >= 2), sorted. */                 \
+  INLINE void clean_##W(__m512i *v, int m) {                                \
+    across_##W(v, m);                                                       \
+    for (int i = 0; i < m; i += 2) clean2_##W(v + i, v + i + 1);            \
   }                                                                         \
   /* Two sorted runs of m registers: a gets the m least, sorted; b the    \
    * rest. a against b reversed: the elementwise min and max are bitonic. */ \
@@ -113,13 +174,18 @@ INLINE __m512i sort1_32(__m512i v) {
       b[i] = _mm512_max_epu##W(a[i], r[i]);                                 \
       a[i] = _mm512_min_epu##W(a[i], r[i]);                                 \
     }                                                                       \
-    clean_##W(a, m);                                                        \
-    clean_##W(b, m);                                                        \
+    if (m == 1) {                                                           \
+      clean2_##W(a, b);                                                     \
+    } else {                                                                \
+      clean_##W(a, m);                                                      \
+      clean_##W(b, m);                                                      \
+    }                                                                       \
   }                                                                         \
   /* 8 * L items at p, sorted in place. */                                  \
   AVX512 static void block_##W(uint##W##_t *p) {                           \
     __m512i v[8];                                                           \
-    for (int i = 0; i < 8; i++) v[i] = sort1_##W(_mm512_loadu_si512(p + L * i)); \
+    for (int i = 0; i < 8; i++) v[i] = _mm512_loadu_si512(p + L * i);       \
+    for (int i = 0; i < 8; i += 2) sort2_##W(v + i, v + i + 1);             \
     for (int i = 0; i < 8; i += 2) merge_##W(v + i, v + i + 1, 1);          \
     for (int i = 0; i < 8; i += 4) merge_##W(v + i, v + i + 2, 2);          \
     merge_##W(v, v + 4, 4);                                                 \
