@@ -99,46 +99,49 @@ INLINE __m512i rev32(__m512i v) {
     a = PERM_##W(p, IDX_##W(BACK, LANES_##W, m, h, 0), q);                  \
     b = PERM_##W(p, IDX_##W(BACK, LANES_##W, m, h, 1), q);                  \
   } while (0)
+/* The steps of distance 2 and 1 after one of distance 4 (h = 2). */
+#define TAIL(W, p, q)                                                       \
+  do {                                                                      \
+    THEN(W, p, q, 4, 2, 2, 1);                                              \
+    THEN(W, p, q, 2, 1, 1, 0);                                              \
+  } while (0)
 /* Two bitonic registers, each sorted: distances L/2 down to 1. */
+INLINE void clean2_64(__m512i *a, __m512i *b) {
+  __m512i p, q;
+  FIRST(64, *a, *b, p, q, 4, 2);
+  TAIL(64, p, q);
+  LAST(64, *a, *b, p, q, 1, 0);
+}
 INLINE void clean2_32(__m512i *a, __m512i *b) {
   __m512i p, q;
   FIRST(32, *a, *b, p, q, 8, 3);
   THEN(32, p, q, 8, 3, 4, 2);
-  THEN(32, p, q, 4, 2, 2, 1);
-  THEN(32, p, q, 2, 1, 1, 0);
+  TAIL(32, p, q);
   LAST(32, *a, *b, p, q, 1, 0);
 }
-INLINE void clean2_64(__m512i *a, __m512i *b) {
-  __m512i p, q;
-  FIRST(64, *a, *b, p, q, 4, 2);
-  THEN(64, p, q, 4, 2, 2, 1);
-  THEN(64, p, q, 2, 1, 1, 0);
-  LAST(64, *a, *b, p, q, 1, 0);
-}
-/* Two registers, each sorted: pairs, then fours, eights (and sixteen);
+/* Two registers, each sorted in blocks of 8: pairs, fours, then eights;
  * the first step of each reverses the block against itself. */
+#define SORT8(W, a, b, p, q)                                                \
+  do {                                                                      \
+    FIRST(W, a, b, p, q, 1, 0);                                             \
+    THEN(W, p, q, 1, 0, 3, 1);                                              \
+    THEN(W, p, q, 3, 1, 1, 0);                                              \
+    THEN(W, p, q, 1, 0, 7, 2);                                              \
+    THEN(W, p, q, 7, 2, 2, 1);                                              \
+    THEN(W, p, q, 2, 1, 1, 0);                                              \
+  } while (0)
+/* Two registers, each sorted. */
 INLINE void sort2_64(__m512i *a, __m512i *b) {
   __m512i p, q;
-  FIRST(64, *a, *b, p, q, 1, 0);
-  THEN(64, p, q, 1, 0, 3, 1);
-  THEN(64, p, q, 3, 1, 1, 0);
-  THEN(64, p, q, 1, 0, 7, 2);
-  THEN(64, p, q, 7, 2, 2, 1);
-  THEN(64, p, q, 2, 1, 1, 0);
+  SORT8(64, *a, *b, p, q);
   LAST(64, *a, *b, p, q, 1, 0);
 }
 INLINE void sort2_32(__m512i *a, __m512i *b) {
   __m512i p, q;
-  FIRST(32, *a, *b, p, q, 1, 0);
-  THEN(32, p, q, 1, 0, 3, 1);
-  THEN(32, p, q, 3, 1, 1, 0);
-  THEN(32, p, q, 1, 0, 7, 2);
-  THEN(32, p, q, 7, 2, 2, 1);
-  THEN(32, p, q, 2, 1, 1, 0);
-  THEN(32, p, q, 1, 0, 15, 3);
+  SORT8(32, *a, *b, p, q);
+  THEN(32, p, q, 1, 0, 15, 3); /* then sixteens */
   THEN(32, p, q, 15, 3, 4, 2);
-  THEN(32, p, q, 4, 2, 2, 1);
-  THEN(32, p, q, 2, 1, 1, 0);
+  TAIL(32, p, q);
   LAST(32, *a, *b, p, q, 1, 0);
 }
 
