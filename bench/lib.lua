@@ -37,6 +37,15 @@ local function calibrate(fn)
   end
 end
 
+-- Each function first runs for 0.2 s, as NumPy's side does (timeit's
+-- autorange, before its samples): on these VMs memory fresh from the
+-- kernel stays slow for its first uses (a 1 M sort's results: 10 ms on
+-- the 3rd call, 6.8 ms on the 30th), and that is not a per-call cost.
+local function warm(fn, batch)
+  local t0 = lib.now()
+  repeat sample(fn, batch) until lib.now() - t0 >= 0.2
+end
+
 -- Interleaves the named functions round by round; returns the median
 -- seconds per call of each: { name = seconds }.
 function lib.interleave(fns, rounds)
@@ -45,6 +54,7 @@ function lib.interleave(fns, rounds)
   for name, fn in pairs(fns) do
     names[#names + 1] = name
     batch[name] = calibrate(fn)
+    warm(fn, batch[name])
     samples[name] = {}
   end
   table.sort(names)

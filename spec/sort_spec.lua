@@ -374,7 +374,7 @@ describe("short lanes: the merge sort agrees with the radix sort", function()
       if a == 0 and b == 0 and t:dtype() == "float32" then assert.equals(1 / b, 1 / a) end
     end
   end
-  local sizes = { 32, 33, 63, 64, 65, 127, 128, 129, 191, 1000, 1024, 4097 }
+  local sizes = { 32, 33, 63, 64, 65, 127, 128, 129, 191, 1000, 1024, 2049, 4096, 4097 }
   for _, dt in ipairs({ "float32", "int32", "uint8", "bool" }) do
     it(dt .. " lanes around 64-item blocks, ties, any direction and stride", function()
       for _, n in ipairs(sizes) do
@@ -391,6 +391,36 @@ describe("short lanes: the merge sort agrees with the radix sort", function()
       agree(m:t(), 1, true) -- strided lanes
     end)
   end
+  it("lanes whose truncated keys tie: short runs reordered, long ones refused", function()
+    -- Lanes of up to 4096 items sort 32-bit items of position bits under
+    -- the top key bits where the lane differs: nearby values tie there.
+    local function lane(n, outlier, near)
+      local d = {}
+      for i = 1, n do d[i] = (rnd(2000) - 1000) / 8 end
+      for k = 1, near do d[(k * 37) % n + 1] = 1 + rnd(1000) * 2 ^ -20 end
+      if outlier then d[math.floor(n / 2)] = 1e30; d[math.floor(n / 3)] = -1e30 end
+      return nd.tensor(d, "float32")
+    end
+    for _, n in ipairs({ 100, 1000, 4096 }) do
+      for _, near in ipairs({ 2, 20, 40, n - 2 }) do
+        for _, outlier in ipairs({ false, true }) do
+          local t = lane(n, outlier, near)
+          agree(t, 1, false)
+          agree(t, 1, true)
+        end
+      end
+    end
+  end)
+  it("long lanes whose MSD buckets are short (32-bit items in each bucket)", function()
+    local g = nd.generator(5)
+    local n = 300000
+    -- int32 over most of its range, float32 spread over many binades
+    agree(g:randint(-1000000000, 1000000000, { n }):to("int32"), 1, false)
+    agree(g:rand({ n }):mul(60):sub(30):exp():to("float32"), 1, true)
+    local t = g:rand({ n }):mul(60):sub(30):exp():to("float32")
+    t[{ { 1, n, 7 } }] = 5 -- ties across buckets
+    agree(t, 1, false)
+  end)
   it("long lanes around 2^18 items, where the radix digits narrow to 9 bits", function()
     for _, n in ipairs({ 262143, 262144 }) do
       for _, few in ipairs({ false, true }) do

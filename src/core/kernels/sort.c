@@ -96,23 +96,26 @@ static int use_simd(void) {
   return !env || env[0] != '0';
 }
 
+/* The order keys of 16 float32 (bits u), flipped by fl. */
+AVX512 static inline __m512i okey16_f32(__m512i u, __m512i fl) {
+  const __m512i sign = _mm512_set1_epi32(INT32_MIN);
+  __m512i k = _mm512_xor_si512(u, _mm512_or_si512(_mm512_srai_epi32(u, 31), sign));
+  __m512i a = _mm512_andnot_si512(sign, u); /* |x| */
+  k = _mm512_mask_mov_epi32(k, _mm512_cmpeq_epi32_mask(a, _mm512_setzero_si512()), sign);
+  k = _mm512_mask_mov_epi32(k, _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000)),
+                            _mm512_set1_epi32(-1));
+  return _mm512_xor_si512(k, fl);
+}
+
 AVX512 static void build_f32_avx512(uint64_t *it, const float *x, int64_t n,
                                     uint64_t flip, int64_t first) {
-  const __m512i sign = _mm512_set1_epi32(INT32_MIN);
-  const __m512i inf = _mm512_set1_epi32(0x7f800000);
   const __m512i fl = _mm512_set1_epi32((int32_t)(uint32_t)flip);
-  const __m512i ones = _mm512_set1_epi32(-1);
   __m512i pos = _mm512_add_epi64(_mm512_set1_epi64(first),
                                  _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
   const __m512i eight = _mm512_set1_epi64(8);
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    __m512i u = _mm512_loadu_si512(x + i);
-    __m512i k = _mm512_xor_si512(u, _mm512_or_si512(_mm512_srai_epi32(u, 31), sign));
-    __m512i a = _mm512_andnot_si512(sign, u); /* |x| */
-    k = _mm512_mask_mov_epi32(k, _mm512_cmpeq_epi32_mask(a, _mm512_setzero_si512()), sign);
-    k = _mm512_mask_mov_epi32(k, _mm512_cmpgt_epu32_mask(a, inf), ones);
-    k = _mm512_xor_si512(k, fl);
+    __m512i k = okey16_f32(_mm512_loadu_si512(x + i), fl);
     __m512i lo = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(k));
     __m512i hi = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(k, 1));
     _mm512_storeu_si512(it + i, _mm512_or_si512(_mm512_slli_epi64(lo, 32), pos));
@@ -122,6 +125,41 @@ AVX512 static void build_f32_avx512(uint64_t *it, const float *x, int64_t n,
   }
   for (; i < n; i++)
     it[i] = (okey_f32(x[i]) ^ flip) << 32 | (uint64_t)(first + i);
+}
+
+/* Keys alone (no positions), for the 32-bit items. */
+AVX512 static void keys_f32_avx512(uint32_t *k, const float *x, int64_t n,
+                                   uint32_t flip) {
+  const __m512i fl = _mm512_set1_epi32((int32_t)flip);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_si512(k + i, okey16_f32(_mm512_loadu_si512(x + i), fl));
+  for (; i < n; i++) k[i] = (uint32_t)okey_f32(x[i]) ^ flip;
+}
+
+/* The first j >= i (i >= 1) where r[j] and r[j - 1] agree above bit P,
+ * or n. */
+AVX512 static int64_t next_tie(const uint32_t *r, int64_t i, int64_t n, int P) {
+  const __m128i c = _mm_cvtsi32_si128(P);
+  for (; i + 16 <= n; i += 16) {
+    __m512i d = _mm512_xor_si512(_mm512_loadu_si512(r + i), _mm512_loadu_si512(r + i - 1));
+    __mmask16 m = _mm512_testn_epi32_mask(_mm512_srl_epi32(d, c), _mm512_set1_epi32(-1));
+    if (m) return i + __builtin_ctz(m);
+  }
+  for (; i < n && (r[i] ^ r[i - 1]) >> P; i++) {}
+  return i;
+}
+
+/* v[i] = src[r[i] & pm], 4-byte elements, by 16-lane gathers. */
+AVX512 static void take4_avx512(uint32_t *v, const char *src, const uint32_t *r,
+                                uint32_t pm, int64_t n) {
+  const __m512i m = _mm512_set1_epi32((int32_t)pm);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512i p = _mm512_and_si512(_mm512_loadu_si512(r + i), m);
+    _mm512_storeu_si512(v + i, _mm512_i32gather_epi32(p, src, 4));
+  }
+  for (; i < n; i++) memcpy(v + i, src + (int64_t)(r[i] & pm) * 4, 4);
 }
 
 /* Values (contiguous; NULL: not wanted) and indices (contiguous; NULL:
@@ -167,6 +205,7 @@ AVX512 static void emit_f32_avx512(const uint64_t *it, int64_t n, uint64_t flip,
 #define SIMD_F32 1
 #else
 #define SIMD_F32 0
+#define AVX512 /* the callers check the CPU; elsewhere, plain code */
 static int use_simd(void) { return 0; }
 static void build_f32_avx512(uint64_t *it, const float *x, int64_t n,
                              uint64_t flip, int64_t first) {
@@ -176,6 +215,18 @@ static void emit_f32_avx512(const uint64_t *it, int64_t n, uint64_t flip,
                             const char *src, int64_t ss, float *v,
                             int64_t *ix, int64_t base) {
   (void)it, (void)n, (void)flip, (void)src, (void)ss, (void)v, (void)ix, (void)base;
+}
+static void keys_f32_avx512(uint32_t *k, const float *x, int64_t n,
+                            uint32_t flip) {
+  (void)k, (void)x, (void)n, (void)flip;
+}
+static void take4_avx512(uint32_t *v, const char *src, const uint32_t *r,
+                         uint32_t pm, int64_t n) {
+  (void)v, (void)src, (void)r, (void)pm, (void)n;
+}
+static int64_t next_tie(const uint32_t *r, int64_t i, int64_t n, int P) {
+  for (; i < n && (r[i] ^ r[i - 1]) >> P; i++) {}
+  return i;
 }
 #endif
 
@@ -253,12 +304,134 @@ static const struct {
 #undef FNS
 };
 
+/* ---- 32-bit items, for short runs of keys of <= 32 bits ----
+ * n keys (at most SHORT_MAX: P bits of position) are ordered by items of
+ * 32 - P key bits above the position: twice as many to a register as
+ * key << 32 | position. The key bits taken start at the highest bit
+ * where the keys differ. When keys have more bits than that, items whose
+ * truncated keys tie come out in position order, and each such run is
+ * then ordered by the full keys: by insertion, since on real data the
+ * runs are few and short (1000 normal floats keep 22 bits and have ~10
+ * runs of two); a run of over RUN_MAX distinct keys sends the keys back
+ * to 64-bit items. */
+enum { SHORT_MAX = 4096, RUN_MAX = 32 };
+static int use_merge(void) { return use_simd() && nd_merge_sort_ok(); }
+
+/* The stable order of the n (33..SHORT_MAX) keys y: positions in the low
+ * *P bits of the result, which is x or z (each room for n rounded up to
+ * ND_MERGE_BLOCK32); NULL if the keys need 64-bit items after all. */
+AVX512 static uint32_t *order32(const uint32_t *y, int64_t n, uint32_t *x,
+                                uint32_t *z, int *P) {
+  int64_t np = (n + ND_MERGE_BLOCK32 - 1) / ND_MERGE_BLOCK32 * ND_MERGE_BLOCK32;
+  int p = *P = 64 - __builtin_clzll((uint64_t)n - 1);
+  uint32_t pm = ((uint32_t)1 << p) - 1, any = 0, all = UINT32_MAX, *r;
+  for (int64_t i = 0; i < n; i++) {
+    any |= y[i];
+    all &= y[i];
+  }
+  if (any == all) { /* one key: position order */
+    for (int64_t i = 0; i < n; i++) x[i] = (uint32_t)i;
+    return x;
+  }
+  int hb = 32 - __builtin_clz(any ^ all), kb = 32 - p;
+  int sh = hb > kb ? hb - kb : 0;
+  uint32_t km = ((uint32_t)1 << kb) - 1;
+  for (int64_t i = 0; i < n; i++) x[i] = (y[i] >> sh & km) << p | (uint32_t)i;
+  memset(x + n, 0xff, (size_t)(np - n) * 4);
+  r = nd_merge_sort_u32(x, z, np);
+  for (int64_t i = 1; sh && (i = next_tie(r, i, n, p)) < n; i++) {
+    int64_t s = i - 1, e = i + 1; /* a run of tied items */
+    for (; e < n && !((r[e] ^ r[s]) >> p); e++) {}
+    i = e;
+    int sorted = 1;
+    for (int64_t k = s + 1; k < e && sorted; k++)
+      sorted = y[r[k] & pm] >= y[r[k - 1] & pm];
+    if (sorted) continue;
+    if (e - s > RUN_MAX) return NULL;
+    for (int64_t k = s + 1; k < e; k++) { /* by full key, then position */
+      uint32_t it = r[k], key = y[it & pm];
+      int64_t j = k;
+      for (; j > s && (key < y[r[j - 1] & pm] ||
+                       (key == y[r[j - 1] & pm] && it < r[j - 1])); j--)
+        r[j] = r[j - 1];
+      r[j] = it;
+    }
+  }
+  return r;
+}
+
+/* The m (33..BUCKET_MAX) items key << 32 | position at b, in position
+ * order, sorted in place by the low kbits (< 32) of their keys, with
+ * scratch y (m keys), x and z (m rounded up to ND_MERGE_BLOCK32) and c
+ * (m items); 0 if they need 64-bit items after all. */
+static int bucket32(uint64_t *b, int64_t m, int kbits, uint32_t *y,
+                    uint32_t *x, uint32_t *z, uint64_t *c) {
+  uint32_t km = ((uint32_t)1 << kbits) - 1, *r;
+  int P;
+  for (int64_t i = 0; i < m; i++) y[i] = (uint32_t)(b[i] >> 32) & km;
+  if (!(r = order32(y, m, x, z, &P))) return 0;
+  uint32_t pm = ((uint32_t)1 << P) - 1;
+  for (int64_t i = 0; i < m; i++) c[i] = b[r[i] & pm];
+  memcpy(b, c, (size_t)m * 8);
+  return 1;
+}
+/* The same, m <= SHORT_MAX, with scratch on the stack: about as much as
+ * the radix sort's counts, in a frame of its own. */
+__attribute__((noinline)) static int bucket32_stack(uint64_t *b, int64_t m,
+                                                    int kbits) {
+  uint32_t y[SHORT_MAX], x[SHORT_MAX + ND_MERGE_BLOCK32],
+      z[SHORT_MAX + ND_MERGE_BLOCK32];
+  uint64_t c[SHORT_MAX];
+  return bucket32(b, m, kbits, y, x, z, c);
+}
+/* Scratch for bucket32 up to BUCKET_MAX, in 32-bit words: a sort lane's
+ * MSD buckets take 32-bit items up to there (buckets of 4097..8192 sort
+ * 1.7x faster so than by the radix sort). */
+enum { BUCKET_MAX = 8192,
+       BUCKET_SCRATCH = BUCKET_MAX + 2 * (BUCKET_MAX + ND_MERGE_BLOCK32) + 2 * BUCKET_MAX };
+
+/* Long lanes (MSD_MIN and more) take an MSD pass (see msd below) on
+ * MSD_BITS, counted on the stack; a sort lane's pass takes LANE_MSD_BITS,
+ * counted on the heap: more, smaller buckets, which suit skewed keys
+ * (1 M normal float32 has 82 of 1024 10-bit buckets filled, the largest
+ * 91 k items) and more of which fit the 32-bit items (1 M randn float32:
+ * 7.3-9.7 -> 6.5-7.9 ms; uniform int32 7.0-7.6 -> 6.4-6.8 ms). */
+enum { MSD_MIN = 1 << 18, MSD_BITS = 10, LANE_MSD_BITS = 12 };
+
+/* Where a lane's results go (as the emit functions take them), for the
+ * algorithms that emit as they go. */
+typedef struct {
+  int dt;
+  uint64_t flip;
+  const char *src;
+  int64_t ss, vs, xs, base;
+  char *v;
+  int64_t *ix;
+} lane_out;
+/* What an MSD pass needs to know of its items before it scatters them. */
+typedef struct {
+  uint64_t any, all; /* the bits set in any key, in all keys */
+  int bits, tl;      /* of the digit; the lowest bit counted */
+  int slack;         /* how many of the digit's top bits may be common */
+  int64_t *cnt, *at; /* (1 << bits) + 1 counts, 1 << bits places */
+  uint32_t *scratch; /* BUCKET_SCRATCH words for bucket32, or NULL */
+} msd_stats;
+#define EMIT_RANGE(P, ITEM)                                                 \
+  /* Items it[s .. s + m) to the same places of the results. */            \
+  static void P##emit_range(const lane_out *o, const ITEM *it, int64_t s,   \
+                            int64_t m) {                                    \
+    kinds[o->dt].P##emit(it + s, m, o->flip, o->src, o->ss,                 \
+                         o->v ? o->v + s * o->vs : NULL, o->vs,             \
+                         o->ix ? o->ix + s * o->xs : NULL, o->xs, o->base); \
+  }
+EMIT_RANGE(c, uint64_t)
+EMIT_RANGE(p, pair)
+
 /* ---- algorithms, for both item kinds ---- */
 #define CLESS(a, b) ((a) < (b))
 #define PLESS(a, b) ((a).k < (b).k || ((a).k == (b).k && (a).i < (b).i))
 #define SWAP(ITEM, x, y) do { ITEM t_ = (x); (x) = (y); (y) = t_; } while (0)
 
-enum { MSD_MIN = 1 << 18, MSD_BITS = 10 }; /* see msd below */
 #define ALGOS(P, ITEM, KEY, LESS, KEY0)                                     \
   /* Stable insertion sort by key. */                                       \
   static void P##insertion(ITEM *a, int64_t n) {                            \
@@ -276,14 +449,15 @@ enum { MSD_MIN = 1 << 18, MSD_BITS = 10 }; /* see msd below */
    * pass to 512 (1 M float32: 3 passes 20% faster, randn's 4 too).       \
    * Passes where every key has the same digit are skipped. Returns a or  \
    * t, where the result is. */                                             \
-  static ITEM *P##msd(ITEM *a, ITEM *t, int64_t n, int kbits);            \
+  static ITEM *P##msd(ITEM *a, ITEM *t, int64_t n, int kbits,             \
+                      const lane_out *o, msd_stats *st);                    \
   static ITEM *P##radix(ITEM *a, ITEM *t, int64_t n, int kbits) {           \
     int64_t cnt[6 * 2048];                                                  \
     if (n <= 32) {                                                          \
       P##insertion(a, n);                                                   \
       return a;                                                             \
     }                                                                       \
-    if (n >= MSD_MIN && kbits > 16) return P##msd(a, t, n, kbits);          \
+    if (n >= MSD_MIN && kbits > 16) return P##msd(a, t, n, kbits, NULL, NULL);    \
     int w = kbits <= 8                            ? 8                       \
             : kbits <= 22 && n >= 1024           ? (kbits + 1) / 2         \
             : n < 1 << 16                         ? 8                       \
@@ -311,35 +485,92 @@ enum { MSD_MIN = 1 << 18, MSD_BITS = 10 }; /* see msd below */
     }                                                                       \
     return a;                                                               \
   }                                                                         \
-  /* Long lanes: one stable MSD pass on the MSD_BITS below the highest    \
-   * bit where keys differ scatters them into buckets that fit in cache,  \
-   * each then sorted by the LSD radix on the bits below: two passes over \
-   * memory instead of three or four. Returns a or t, as radix. */        \
-  static ITEM *P##msd(ITEM *a, ITEM *t, int64_t n, int kbits) {            \
+  /* A bucket by 32-bit items, if it is short enough for the scratch. */ \
+  static int P##bucket32(const msd_stats *st, ITEM *b, int64_t m, int lo) { \
+    uint64_t *u = (uint64_t *)(void *)b;                                    \
+    uint32_t *y = st->scratch, *x = y + BUCKET_MAX;                         \
+    uint32_t *z = x + BUCKET_MAX + ND_MERGE_BLOCK32;                        \
+    if (y && m <= BUCKET_MAX)                                               \
+      return bucket32(u, m, lo, y, x, z,                                    \
+                      (uint64_t *)(void *)(z + BUCKET_MAX + ND_MERGE_BLOCK32)); \
+    return m <= SHORT_MAX && bucket32_stack(u, m, lo);                      \
+  }                                                                         \
+  /* The lowest bit of a digit of `bits` for an MSD pass over a lane,     \
+   * guessed from its first n items at a: from 2 bits above the highest  \
+   * where these differ (a whole lane of uniform floats reaches 1 or 2    \
+   * binades lower than its first 4096; slack allows for it). */          \
+  static int P##guess(const ITEM *a, int64_t n, int kbits, int bits) {      \
     uint64_t any = 0, all = ~(uint64_t)0;                                   \
-    int64_t cnt[(1 << MSD_BITS) + 1];                                       \
+    for (int64_t i = 0; i < n; i++) {                                       \
+      any |= KEY0(a[i]);                                                    \
+      all &= KEY0(a[i]);                                                    \
+    }                                                                       \
+    uint64_t diff = any ^ all;                                              \
+    if (kbits < 64) diff &= ((uint64_t)1 << kbits) - 1;                     \
+    int hb = diff ? 64 - __builtin_clzll(diff) + 2 : kbits;                 \
+    hb = hb < kbits ? hb : kbits;                                           \
+    return hb > bits ? hb - bits : 0;                                       \
+  }                                                                         \
+  /* The bits where keys differ, and the counts of the digit from bit tl  \
+   * (right when the lane's keys differ at the bits the guess saw), of n  \
+   * more items. */                                                       \
+  static void P##scan(msd_stats *st, const ITEM *a, int64_t n) {           \
+    uint64_t any = st->any, all = st->all, m = ((uint64_t)1 << st->bits) - 1; \
+    int tl = st->tl;                                                        \
     for (int64_t i = 0; i < n; i++) {                                       \
       uint64_t k = KEY0(a[i]);                                              \
       any |= k;                                                             \
       all &= k;                                                             \
+      st->cnt[(k >> tl & m) + 1]++;                                         \
     }                                                                       \
+    st->any = any;                                                          \
+    st->all = all;                                                          \
+  }                                                                         \
+  /* Long lanes: one stable MSD pass on the bits below the highest bit  \
+   * where keys differ scatters them into buckets that fit in cache, each \
+   * then sorted by the LSD radix on the bits below: two passes over      \
+   * memory instead of three or four. Returns a or t, as radix. With st,  \
+   * the items are scanned already; with o, each bucket is emitted as    \
+   * soon as it is sorted, while in cache. */                             \
+  static ITEM *P##msd(ITEM *a, ITEM *t, int64_t n, int kbits,              \
+                      const lane_out *o, msd_stats *st) {                   \
+    int64_t oc[(1 << MSD_BITS) + 1] = {0}, oat[1 << MSD_BITS];              \
+    msd_stats own = {0, ~(uint64_t)0, MSD_BITS, kbits - MSD_BITS, 0, oc, oat, \
+                     NULL};                                                 \
+    if (!st) P##scan(st = &own, a, n);                                      \
+    uint64_t any = st->any, all = st->all;                                  \
+    int64_t *cnt = st->cnt, *at = st->at;                                   \
+    int bits = st->bits, tl = st->tl;                                       \
     uint64_t diff = any ^ all;                                              \
     if (kbits < 64) diff &= ((uint64_t)1 << kbits) - 1;                     \
-    if (!diff) return a; /* one key: already in position order */          \
-    int hb = 64 - __builtin_clzll(diff), w = hb < MSD_BITS ? hb : MSD_BITS;  \
-    int lo = hb - w;                                                        \
+    if (!diff) { /* one key: already in position order */                 \
+      if (o) P##emit_range(o, a, 0, n);                                     \
+      return a;                                                             \
+    }                                                                       \
+    int hb = 64 - __builtin_clzll(diff), w = bits, lo = tl;                 \
+    /* The digit counted serves if it holds the highest differing bit and \
+     * at most `slack` common bits above it; else count the right one. */  \
+    if (hb > tl + bits || hb < tl + bits - st->slack) {                     \
+      w = hb < bits ? hb : bits;                                            \
+      lo = hb - w;                                                          \
+    }                                                                       \
     uint64_t mask = ((uint64_t)1 << w) - 1;                                 \
-    memset(cnt, 0, sizeof cnt);                                             \
-    for (int64_t i = 0; i < n; i++) cnt[(KEY0(a[i]) >> lo & mask) + 1]++;   \
+    if (lo != tl || w != bits) { /* the counts were of another digit */    \
+      memset(cnt, 0, (sizeof *cnt << bits) + sizeof *cnt);                  \
+      for (int64_t i = 0; i < n; i++) cnt[(KEY0(a[i]) >> lo & mask) + 1]++; \
+    }                                                                       \
     for (int64_t b = 1; b <= (int64_t)mask + 1; b++) cnt[b] += cnt[b - 1];  \
-    int64_t at[1 << MSD_BITS];                                              \
-    memcpy(at, cnt, sizeof at);                                             \
+    memcpy(at, cnt, (size_t)(mask + 1) * sizeof *at);                       \
     for (int64_t i = 0; i < n; i++) t[at[KEY0(a[i]) >> lo & mask]++] = a[i]; \
     for (int64_t b = 0; b <= (int64_t)mask; b++) {                          \
       int64_t s = cnt[b], m = cnt[b + 1] - s;                               \
-      if (m < 2) continue;                                                  \
-      ITEM *r = P##radix(t + s, a + s, m, lo);                              \
-      if (r != t + s) memcpy(t + s, r, (size_t)m * sizeof(ITEM));           \
+      if (m >= 2 &&                                                         \
+          !(sizeof(ITEM) == 8 && lo < 32 && m > 32 && use_merge() &&       \
+            P##bucket32(st, t + s, m, lo))) {                               \
+        ITEM *r = P##radix(t + s, a + s, m, lo);                            \
+        if (r != t + s) memcpy(t + s, r, (size_t)m * sizeof(ITEM));         \
+      }                                                                     \
+      if (o && m) P##emit_range(o, t, s, m);                                \
     }                                                                       \
     return t;                                                               \
   }                                                                         \
@@ -415,6 +646,67 @@ ALGOS(c, uint64_t, CKEY, CLESS, CKEY0)
 ALGOS(p, pair, PKEY, PLESS, PKEY0)
 
 
+/* Plain keys (no positions), and a value back from a key. */
+#define KEYS(E, name, T, kind)                                              \
+  static void keys_##E(uint64_t *k, const char *p, int64_t n) {             \
+    const T *x = (const T *)p;                                              \
+    for (int64_t i = 0; i < n; i++) k[i] = OKEY(x[i]);                      \
+  }                                                                         \
+  /* dtypes of <= 32 bits: n elements at p (byte stride s), flipped */    \
+  static void keys32_##E(uint32_t *k, const char *p, int64_t s, int64_t n,  \
+                         uint32_t flip) {                                   \
+    if (ND_##E == ND_FLOAT32 && s == 4 && use_simd()) {                     \
+      keys_f32_avx512(k, (const float *)(const void *)p, n, flip);          \
+      return;                                                               \
+    }                                                                       \
+    for (int64_t i = 0; i < n; i++)                                         \
+      k[i] = (uint32_t)OKEY(*(const T *)(p + i * s)) ^ flip;                \
+  }                                                                         \
+  /* the elements at positions r & pm of the lane at src (stride ss) */    \
+  static void take_##E(char *v, int64_t vs, const char *src, int64_t ss,    \
+                       const uint32_t *r, uint32_t pm, int64_t n) {         \
+    if (sizeof(T) == 4 && vs == 4 && ss == 4 && use_simd()) {               \
+      take4_avx512((uint32_t *)(void *)v, src, r, pm, n);                   \
+      return;                                                               \
+    }                                                                       \
+    for (int64_t i = 0; i < n; i++)                                         \
+      *(T *)(v + i * vs) = *(const T *)(src + (int64_t)(r[i] & pm) * ss);   \
+  }                                                                         \
+  static void val_##E(void *dst, uint64_t k) {                              \
+    T x = OVAL(T, k);                                                       \
+    memcpy(dst, &x, sizeof x);                                              \
+  }
+ND_DTYPES(KEYS)
+static const struct {
+  void (*keys)(uint64_t *, const char *, int64_t);
+  void (*keys32)(uint32_t *, const char *, int64_t, int64_t, uint32_t);
+  void (*take)(char *, int64_t, const char *, int64_t, const uint32_t *,
+               uint32_t, int64_t);
+  void (*val)(void *, uint64_t);
+} plain[ND_NDTYPES] = {
+#define FNS(E, name, T, kind) [ND_##E] = {keys_##E, keys32_##E, take_##E, val_##E},
+    ND_DTYPES(FNS)
+#undef FNS
+};
+
+/* A short lane of keys of <= 32 bits by 32-bit items (order32): the
+ * n (33..SHORT_MAX) elements at src (byte stride ss) into v/ix as the
+ * other paths do; a and tmp hold (n + ND_MERGE_BLOCK) items each.
+ * Returns 0, or 1 if the lane must take the 64-bit items after all. */
+AVX512 static int short_lane(int dt, uint64_t *a, uint64_t *tmp, const char *src,
+                             int64_t ss, int64_t n, uint32_t flip, char *v,
+                             int64_t vs, int64_t *ix, int64_t xs, int64_t base) {
+  uint32_t *y = (uint32_t *)(void *)tmp, *r;
+  int P;
+  plain[dt].keys32(y, src, ss, n, flip);
+  if (!(r = order32(y, n, (uint32_t *)(void *)a, y + n, &P))) return 1;
+  uint32_t pm = ((uint32_t)1 << P) - 1;
+  if (v) plain[dt].take(v, vs, src, ss, r, pm, n);
+  if (ix)
+    for (int64_t i = 0; i < n; i++) ix[i * xs] = (int64_t)(r[i] & pm) + base;
+  return 0;
+}
+
 /* ---- lanes ---- */
 /* Element offset of lane r (row-major over the dims other than dim). */
 static int64_t lane_offset(const nd_tensor *t, int dim, int64_t r) {
@@ -456,7 +748,6 @@ static int64_t dstride(const nd_tensor *t, int dim) {
  * merge costs less up to there (a row of 1000 float32: 6.7 -> 3.4 ms CPU
  * per 1000 rows). */
 enum { MERGE_MAX = (1 << 16) - 1 };
-static int use_merge(void) { return use_simd() && nd_merge_sort_ok(); }
 
 /* A heap of the k best suits a k small against the lane. */
 static int topk_heap(const lane_job *j) { return j->k * 16 <= j->n; }
@@ -464,7 +755,8 @@ enum { CHUNK = 4096 }; /* items built at a time for the heap */
 
 /* One lane with items of kind P (c or p): build, order, emit. */
 #define LANE(P, ITEM, KEY)                                                  \
-  static void P##lane(const lane_job *j, ITEM *a, ITEM *tmp, int64_t r) {   \
+  static void P##lane(const lane_job *j, ITEM *a, ITEM *tmp, int64_t *aux,  \
+                      int64_t r) {                                          \
     const nd_tensor *t = j->t;                                              \
     int dt = t->dtype;                                                      \
     int64_t es = nd_dtype_size(dt), n = j->n, k = j->k;                     \
@@ -494,14 +786,37 @@ enum { CHUNK = 4096 }; /* items built at a time for the heap */
       if (j->sorted) P##heapsort(a, len);                                   \
       m = k;                                                                \
     } else {                                                                \
+      if (j->what == J_SORT && sizeof(ITEM) == 8 && n > 32 &&               \
+          n <= SHORT_MAX && key_bits(dt) <= 32 && use_merge() &&            \
+          !short_lane(dt, (uint64_t *)(void *)a, (uint64_t *)(void *)tmp,   \
+                      src, ss, n, (uint32_t)flip, v, vs, ix, xs, j->base))  \
+        return;                                                             \
       /* A sort's index lane, when compact, holds the items: the results   \
        * are then written in place, into memory already in cache. */       \
       int merge = j->what == J_SORT && sizeof(ITEM) == 8 && n > 32 &&       \
                   n <= MERGE_MAX && use_merge();                            \
       if (j->what == J_SORT && ix && xs == 1 && sizeof(ITEM) == 8 && !merge) \
         a = (ITEM *)(void *)ix;                                             \
-      kinds[dt].P##build(a, src, ss, n, flip, 0);                           \
-      if (merge) { /* padded to whole blocks with greatest items */         \
+      int msd = j->what == J_SORT && n >= MSD_MIN && key_bits(dt) > 16;     \
+      msd_stats st = {0, ~(uint64_t)0, LANE_MSD_BITS, 0, 2, aux,            \
+                      aux + (1 << LANE_MSD_BITS) + 1,                       \
+                      (uint32_t *)(void *)(aux + (2 << LANE_MSD_BITS) + 1)}; \
+      if (msd) memset(aux, 0, ((1 << LANE_MSD_BITS) + 1) * sizeof *aux);    \
+      if (msd) /* the scan while each chunk is in cache */                  \
+        for (int64_t i = 0; i < n; i += CHUNK) {                            \
+          int64_t c = n - i < CHUNK ? n - i : CHUNK;                        \
+          kinds[dt].P##build(a + i, src + i * ss, ss, c, flip, i);          \
+          if (i == 0) /* the digit the first chunk's keys would take */     \
+            st.tl = P##guess(a, c, key_bits(dt), LANE_MSD_BITS);            \
+          P##scan(&st, a + i, c);                                           \
+        }                                                                   \
+      else                                                                  \
+        kinds[dt].P##build(a, src, ss, n, flip, 0);                         \
+      if (msd) {                                                            \
+        lane_out o = {dt, flip, src, ss, vs, xs, j->base, v, ix};           \
+        P##msd(a, tmp, n, key_bits(dt), &o, &st); /* emits as it goes */    \
+        return;                                                             \
+      } else if (merge) { /* padded to whole blocks with greatest items */  \
         int64_t np = (n + ND_MERGE_BLOCK - 1) / ND_MERGE_BLOCK * ND_MERGE_BLOCK; \
         memset(a + n, 0xff, (size_t)(np - n) * sizeof(ITEM));               \
         res = (ITEM *)(void *)nd_merge_sort_u64((uint64_t *)(void *)a,      \
@@ -531,19 +846,22 @@ static void lane_task(void *ctx, int64_t lo, int64_t hi) {
   lane_job *j = ctx;
   int comp = key_bits(j->t->dtype) <= 32 && j->n <= (int64_t)UINT32_MAX;
   int64_t isz = comp ? 8 : 16, n = j->n, m = 0; /* items: a, tmp */
+  int64_t naux = j->what == J_SORT && n >= MSD_MIN /* counts, scratch */
+                     ? (2 << LANE_MSD_BITS) + 1 + BUCKET_SCRATCH / 2 : 0;
   if (j->what == J_TOPK && topk_heap(j)) n = j->k, m = CHUNK;
   else if (j->what == J_SORT) n = m = n + ND_MERGE_BLOCK; /* merge padding */
   else if (j->what == J_TOPK) m = j->k;
   nd_err e;
   nd_storage *s;
-  if (nd_storage_new(&e, &s, (n + m) * isz, false)) {
+  if (nd_storage_new(&e, &s, (n + m) * isz + naux * 8, false)) {
     __atomic_store_n(&j->nomem, 1, __ATOMIC_RELAXED);
     return;
   }
   char *a = s->data, *tmp = a + n * isz;
+  int64_t *aux = (int64_t *)(void *)(tmp + m * isz); /* MSD counts, scratch */
   for (int64_t r = lo; r < hi; r++) {
-    if (comp) clane(j, (uint64_t *)a, (uint64_t *)tmp, r);
-    else plane(j, (pair *)a, (pair *)tmp, r);
+    if (comp) clane(j, (uint64_t *)a, (uint64_t *)tmp, aux, r);
+    else plane(j, (pair *)a, (pair *)tmp, aux, r);
   }
   nd_storage_release(s);
 }
@@ -648,31 +966,6 @@ nd_status nd_kthvalue(nd_err *e, nd_tensor *values, nd_tensor *indices,
   return run_lanes(e, "kthvalue", &j, values, indices, keepdim ? 1 : -1);
 }
 
-/* Plain keys (no positions), and a value back from a key. */
-#define KEYS(E, name, T, kind)                                              \
-  static void keys_##E(uint64_t *k, const char *p, int64_t n) {             \
-    const T *x = (const T *)p;                                              \
-    for (int64_t i = 0; i < n; i++) k[i] = OKEY(x[i]);                      \
-  }                                                                         \
-  static void keys32_##E(uint32_t *k, const char *p, int64_t n) {           \
-    const T *x = (const T *)p;                                              \
-    for (int64_t i = 0; i < n; i++) k[i] = (uint32_t)OKEY(x[i]);            \
-  }                                                                         \
-  static void val_##E(void *dst, uint64_t k) {                              \
-    T x = OVAL(T, k);                                                       \
-    memcpy(dst, &x, sizeof x);                                              \
-  }
-ND_DTYPES(KEYS)
-static const struct {
-  void (*keys)(uint64_t *, const char *, int64_t);
-  void (*keys32)(uint32_t *, const char *, int64_t); /* dtypes <= 32 bits */
-  void (*val)(void *, uint64_t);
-} plain[ND_NDTYPES] = {
-#define FNS(E, name, T, kind) [ND_##E] = {keys_##E, keys32_##E, val_##E},
-    ND_DTYPES(FNS)
-#undef FNS
-};
-
 /* The k-th least (0-based) of n keys, reordering them. */
 static uint32_t pick32(uint32_t *a, int64_t n, int64_t k) {
   int64_t lo = 0, hi = n - 1;
@@ -708,7 +1001,7 @@ static nd_status median_keys(nd_err *e, nd_tensor *values, const nd_tensor *flat
     return nd_err_rename(e, "median");
   }
   uint32_t *a = s->data;
-  plain[dt].keys32(a, nd_ptr(flat), n);
+  plain[dt].keys32(a, nd_ptr(flat), nd_dtype_size(dt), n, 0);
   uint64_t m = pick32(a, n, k), nk = nan_key(dt);
   for (int64_t i = k + 1; nk && m != nk && i < n; i++)
     if (a[i] == nk) m = nk; /* NaN wins */
