@@ -158,19 +158,29 @@ describe("where on every dtype, contiguous", function()
 end)
 
 describe("reductions down the columns (row blocks)", function()
-  it("sum and mean add the rows in order, as a sequential double sum", function()
-    -- 7 rows (not a multiple of 4) of 5 x 1030 (past one 1024 block)
-    local t = nd.rand(7, 5, 1030, "float32")
-    t[{ 3, 2, 1029 }] = 0 / 0
-    for _, view in ipairs({ t, t:flip(1) }) do
-      local s, m = view:sum(1), view:mean(1)
-      for _, ix in ipairs({ { 1, 1 }, { 5, 1030 }, { 2, 1029 }, { 3, 1025 }, { 4, 512 } }) do
-        local acc = 0
-        for r = 1, 7 do acc = acc + view[{ r, ix[1], ix[2] }] end
-        local want = nd.tensor({ acc }, "float32")[1]
-        local wm = nd.tensor({ acc / 7 }, "float32")[1]
-        assert.is_true(same(s[ix], want))
-        assert.is_true(same(m[ix], wm))
+  it("sum and mean add the rows in order: float32 8, 4, 2, 1 rows at a time in float32", function()
+    local function f32(x) return nd.tensor({ x }, "float32")[1] end
+    -- 15 rows (passes of 8, 4, 2, 1) of 2 x 2050 (past a 2048-column block),
+    -- too few elements to be cut into parts; float64 adds the rows one by one
+    for _, dt in ipairs({ "float32", "float64" }) do
+      local t = nd.rand(15, 2, 2050, dt)
+      t[{ 3, 2, 2049 }] = 0 / 0
+      for _, view in ipairs({ t, t:flip(1) }) do
+        local s, m = view:sum(1), view:mean(1)
+        for _, ix in ipairs({ { 1, 1 }, { 2, 2050 }, { 2, 2049 }, { 1, 2049 }, { 1, 512 } }) do
+          local acc, r = 0, 1
+          for _, k in ipairs({ 8, 4, 2, 1 }) do
+            local v = 0
+            for _ = 1, k do
+              if dt == "float32" then v = f32(v + view[{ r, ix[1], ix[2] }]) -- a float32 add, exactly
+              else acc = acc + view[{ r, ix[1], ix[2] }] end
+              r = r + 1
+            end
+            acc = acc + v
+          end
+          assert.is_true(same(s[ix], dt == "float32" and f32(acc) or acc))
+          assert.is_true(same(m[ix], dt == "float32" and f32(acc / 15) or acc / 15))
+        end
       end
     end
     local i = nd.tensor({ { 1, 2, 3 }, { 4, 5, 6 }, { 7, 8, 9 }, { 10, 11, 12 }, { 13, 14, 15 } }, "int64")
