@@ -114,6 +114,31 @@ describe("min/max/argmin/argmax down the columns", function()
       end
     end)
   end
+  it("agree with the scan along rows past 2048 columns, on 1 and 2 threads", function()
+    -- one thread takes 2048 columns per task, more threads 512
+    local n = nd.get_num_threads()
+    for _, dt in ipairs({ "float32", "float64", "int32" }) do
+      local t = nd.rand(7, 4100):mul(4):floor():to(dt) -- ties
+      if dt ~= "int32" then
+        t[{ 3, 2049 }] = 0 / 0
+        t[{ 5, 2049 }] = 0 / 0
+        t[{ 6, 4100 }] = 0 / 0
+      end
+      local tt = t:t():contiguous()
+      for _, th in ipairs({ 1, 2 }) do
+        for _, op in ipairs({ "max", "min" }) do
+          nd.set_num_threads(th)
+          local v, i = t[op](t, 1)
+          nd.set_num_threads(n)
+          local w, j = tt[op](tt, 2)
+          assert.is_true(nd.equal(i, j))
+          for k = 1, 4100 do
+            if not same(v[k], w[k]) then error(("%s %s col %d: %s, want %s"):format(dt, op, k, v[k], w[k])) end
+          end
+        end
+      end
+    end
+  end)
 end)
 
 describe("mixed-stride elementwise (tiled traversal)", function()

@@ -527,13 +527,18 @@ typedef void (*cols_fn)(const char *, int64_t, int64_t, int64_t, int, void *,
 #define COLS_NAME(E, name, T, kind) [ND_##E] = cols_##E,
 static const cols_fn colsf[ND_NDTYPES] = {ND_DTYPES(COLS_NAME)};
 
-enum { CW = 512 }; /* columns per task: best and idx stay in L1 */
+/* Columns per task: best and idx stay in L1. One thread takes CW1, so
+ * rows are read in runs of 8-16 KiB (at 512 columns, 2 KiB runs made
+ * a:max(1) 1.25x slower); several keep CW (faster at 2 threads on 4096^2,
+ * where CW1 leaves one task per thread). */
+enum { CW = 512, CW1 = 2048 };
 
 typedef struct {
   const nd_tensor *t;
   int dim, ismax;
   char *vals;     /* NULL: values not wanted */
   int64_t *idx;
+  int64_t cw;     /* cols_task: columns per task */
 } arg_job;
 
 static void arg_task(void *ctx, int64_t lo, int64_t hi) {
@@ -554,16 +559,16 @@ static void arg_task(void *ctx, int64_t lo, int64_t hi) {
   }
 }
 
-/* Tasks of cols_job: (group, CW-column block); a group is one index of the
+/* Tasks of cols_job: (group, cw-column block); a group is one index of the
  * dims other than dim and the last, whose outputs are one row of width L. */
 static void cols_task(void *ctx, int64_t lo, int64_t hi) {
   const arg_job *j = ctx;
   const nd_tensor *t = j->t;
   int64_t es = nd_dtype_size(t->dtype), L = t->size[t->ndim - 1];
-  int64_t nb = (L + CW - 1) / CW;
-  _Alignas(64) char scratch[CW * 8];
+  int64_t cw = j->cw, nb = (L + cw - 1) / cw;
+  _Alignas(64) char scratch[CW1 * 8];
   for (int64_t q = lo; q < hi; q++) {
-    int64_t g = q / nb, c0 = q % nb * CW, w = L - c0 < CW ? L - c0 : CW;
+    int64_t g = q / nb, c0 = q % nb * cw, w = L - c0 < cw ? L - c0 : cw;
     const char *p = (const char *)nd_ptr(t) + c0 * es;
     int64_t rem = g;
     for (int i = t->ndim - 2; i >= 0; i--) {
@@ -603,12 +608,12 @@ nd_status nd_reduce_arg(nd_err *e, nd_tensor *values, nd_tensor *indices,
   int64_t es = nd_dtype_size(t->dtype);
   if (dim >= 0) {
     arg_job j = {t, dim, ismax, values ? nd_data(values) : NULL,
-                 nd_data(indices)};
+                 nd_data(indices), nd_get_num_threads() > 1 ? CW : CW1};
     int64_t m = nd_numel(indices), L = t->size[t->ndim - 1];
     if (dim != t->ndim - 1 && t->stride[t->ndim - 1] == 1 && L > 1 &&
         llabs(t->stride[dim]) >= L) { /* rows in memory: reduce by rows */
-      int64_t tasks = m / L * ((L + CW - 1) / CW);
-      nd_parallel_for(tasks, (1 << 15) / (n * CW) + 1, cols_task, &j);
+      int64_t tasks = m / L * ((L + j.cw - 1) / j.cw);
+      nd_parallel_for(tasks, (1 << 15) / (n * j.cw) + 1, cols_task, &j);
       return ND_OK;
     }
     nd_parallel_for(m, (1 << 15) / n + 1, arg_task, &j);
