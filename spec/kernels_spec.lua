@@ -114,6 +114,31 @@ describe("min/max/argmin/argmax down the columns", function()
       end
     end)
   end
+  it("agree with the scan along rows past 2048 columns, on 1 and 2 threads", function()
+    -- one thread takes 2048 columns per task, more threads 512
+    local n = nd.get_num_threads()
+    for _, dt in ipairs({ "float32", "float64", "int32" }) do
+      local t = nd.rand(7, 4100):mul(4):floor():to(dt) -- ties
+      if dt ~= "int32" then
+        t[{ 3, 2049 }] = 0 / 0
+        t[{ 5, 2049 }] = 0 / 0
+        t[{ 6, 4100 }] = 0 / 0
+      end
+      local tt = t:t():contiguous()
+      for _, th in ipairs({ 1, 2 }) do
+        for _, op in ipairs({ "max", "min" }) do
+          nd.set_num_threads(th)
+          local v, i = t[op](t, 1)
+          nd.set_num_threads(n)
+          local w, j = tt[op](tt, 2)
+          assert.is_true(nd.equal(i, j))
+          for k = 1, 4100 do
+            if not same(v[k], w[k]) then error(("%s %s col %d: %s, want %s"):format(dt, op, k, v[k], w[k])) end
+          end
+        end
+      end
+    end
+  end)
 end)
 
 describe("mixed-stride elementwise (tiled traversal)", function()
@@ -158,19 +183,29 @@ describe("where on every dtype, contiguous", function()
 end)
 
 describe("reductions down the columns (row blocks)", function()
-  it("sum and mean add the rows in order, as a sequential double sum", function()
-    -- 7 rows (not a multiple of 4) of 5 x 1030 (past one 1024 block)
-    local t = nd.rand(7, 5, 1030, "float32")
-    t[{ 3, 2, 1029 }] = 0 / 0
-    for _, view in ipairs({ t, t:flip(1) }) do
-      local s, m = view:sum(1), view:mean(1)
-      for _, ix in ipairs({ { 1, 1 }, { 5, 1030 }, { 2, 1029 }, { 3, 1025 }, { 4, 512 } }) do
-        local acc = 0
-        for r = 1, 7 do acc = acc + view[{ r, ix[1], ix[2] }] end
-        local want = nd.tensor({ acc }, "float32")[1]
-        local wm = nd.tensor({ acc / 7 }, "float32")[1]
-        assert.is_true(same(s[ix], want))
-        assert.is_true(same(m[ix], wm))
+  it("sum and mean add the rows in order: float32 8, 4, 2, 1 rows at a time in float32", function()
+    local function f32(x) return nd.tensor({ x }, "float32")[1] end
+    -- 15 rows (passes of 8, 4, 2, 1) of 2 x 2050 (past a 2048-column block),
+    -- too few elements to be cut into parts; float64 adds the rows one by one
+    for _, dt in ipairs({ "float32", "float64" }) do
+      local t = nd.rand(15, 2, 2050, dt)
+      t[{ 3, 2, 2049 }] = 0 / 0
+      for _, view in ipairs({ t, t:flip(1) }) do
+        local s, m = view:sum(1), view:mean(1)
+        for _, ix in ipairs({ { 1, 1 }, { 2, 2050 }, { 2, 2049 }, { 1, 2049 }, { 1, 512 } }) do
+          local acc, r = 0, 1
+          for _, k in ipairs({ 8, 4, 2, 1 }) do
+            local v = 0
+            for _ = 1, k do
+              if dt == "float32" then v = f32(v + view[{ r, ix[1], ix[2] }]) -- a float32 add, exactly
+              else acc = acc + view[{ r, ix[1], ix[2] }] end
+              r = r + 1
+            end
+            acc = acc + v
+          end
+          assert.is_true(same(s[ix], dt == "float32" and f32(acc) or acc))
+          assert.is_true(same(m[ix], dt == "float32" and f32(acc / 15) or acc / 15))
+        end
       end
     end
     local i = nd.tensor({ { 1, 2, 3 }, { 4, 5, 6 }, { 7, 8, 9 }, { 10, 11, 12 }, { 13, 14, 15 } }, "int64")

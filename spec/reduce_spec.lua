@@ -204,6 +204,23 @@ describe("large reductions", function()
     assert.is_true(math.abs(s1:get(77) - want / 4096) / (want / 4096) < 1e-6)
     assert.is_true(math.abs(a:mean() - want / 16777216) < 1e-9)
   end)
+  it("float32 column sums beat a float32 running sum (NumPy's a.sum(axis=0))", function()
+    -- 100000 x float32(0.1) per column: exactly 10000.000149011612; NumPy's
+    -- running sum down each column gives 9998.557, 1.44 off; nd's float32
+    -- sums of 8 rows added in double are a few float32 ulps (1e-3) off
+    local exact = 100000 * nd.tensor({ 0.1 }, "float32"):get(1)
+    local a = nd.full({ 100000, 3 }, 0.1, "float32")
+    for _, th in ipairs({ 1, 2 }) do
+      local n = nd.get_num_threads()
+      nd.set_num_threads(th)
+      local s, m = a:sum(1), a:mean(1)
+      nd.set_num_threads(n)
+      for j = 1, 3 do
+        assert.is_true(math.abs(s:get(j) - exact) < 5e-3)
+        assert.is_true(math.abs(m:get(j) - exact / 100000) < 5e-8)
+      end
+    end
+  end)
   it("results are identical for every thread count", function()
     local n = nd.get_num_threads()
     local a = nd.rand(700, 900, "float32")

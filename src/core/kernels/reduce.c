@@ -3,7 +3,8 @@
  * when the accumulator's inner stride is 0 the inner run is reduced
  * pairwise (8 lanes per 1024-element leaf, as NumPy's sum), otherwise the
  * run updates a vector of accumulators (a:sum(1) on row-major data).
- * Floats accumulate in double, integers in uint64 (wrapping).
+ * Floats accumulate in double, integers in uint64 (wrapping); down
+ * contiguous rows, float32 sums add 8 rows in float32 first (pass_).
  *
  * Threads: the work is cut into parts that depend on the shape only, so
  * results do not depend on the thread count: along a kept dim (each part
@@ -16,7 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-enum { LEAF = 1024, MAX_PARTS = 64, RB = 1024 };
+enum { LEAF = 1024, MAX_PARTS = 64, RB = 2048, PB = 1 << 14 };
 enum { K_SUM, K_FSUM, K_SQSUM, K_PROD, K_MIN, K_MAX, K_ALL, K_ANY, K_N };
 
 #if ND_IFUNC
@@ -26,6 +27,7 @@ enum { K_SUM, K_FSUM, K_SQSUM, K_PROD, K_MIN, K_MAX, K_ALL, K_ANY, K_N };
 #endif
 
 #define SUMACC(T) __typeof__(_Generic((T)0, float: 0.0, double: 0.0, default: (uint64_t)0))
+#define SUMBLK(T, A) __typeof__(_Generic((T)0, float: 0.0f, default: (A)0))
 #define MAXID(T) _Generic((T)0, float: -INFINITY, double: -INFINITY, int32_t: INT32_MIN, \
                           int64_t: INT64_MIN, default: 0)
 #define MINID(T) _Generic((T)0, float: INFINITY, double: INFINITY, int32_t: INT32_MAX, \
@@ -43,8 +45,9 @@ enum { K_SUM, K_FSUM, K_SQSUM, K_PROD, K_MIN, K_MAX, K_ALL, K_ANY, K_N };
 #define C_ALL(A, a, b) ((A)(a & b))
 #define C_ANY(A, a, b) ((A)(a | b))
 
-/* run_K_E: pairwise reduction of n elements; loop_K_E: the nd_iter loop. */
-#define REDUCER(KN, E, T, A, ID, STEP, COMB)                                \
+/* run_K_E: pairwise reduction of n elements; loop_K_E: the nd_iter loop.
+ * BT: what a pass of rows down the columns steps in (see pass_). */
+#define REDUCER(KN, E, T, A, BT, ID, STEP, COMB)                            \
   KERNEL static A run_##KN##_##E(const char *p, int64_t s, int64_t n) {     \
     if (n > LEAF) {                                                         \
       int64_t m = n / 2;                                                    \
@@ -70,32 +73,38 @@ enum { K_SUM, K_FSUM, K_SQSUM, K_PROD, K_MIN, K_MAX, K_ALL, K_ANY, K_N };
     A b = COMB(A, COMB(A, l[4], l[5]), COMB(A, l[6], l[7]));                \
     return COMB(A, a, b);                                                   \
   }                                                                         \
+  /* acc[0..m) op= k rows from p, rs bytes apart; k is a constant once    \
+   * inlined, so each column's k steps unroll in a register. With a step   \
+   * type BT narrower than A (float32 sums), the k rows are summed in BT   \
+   * from the identity, then added into acc: one float add per element     \
+   * and one conversion per k, with the error of a float32 sum of k        \
+   * values (NumPy's is of all rows). Otherwise the steps go on from acc,  \
+   * in the row order (and so every rounding) of a row-at-a-time loop. */  \
+  static inline __attribute__((always_inline)) void                         \
+  pass_##KN##_##E(A *acc, const char *p, int64_t rs, int64_t m, int k) {    \
+    enum { NARROW = sizeof(BT) < sizeof(A) };                               \
+    _Static_assert(NARROW || _Generic((BT)0, A: 1, default: 0), "BT is A"); \
+    const T *x[8];                                                          \
+    for (int j = 0; j < k; j++) x[j] = (const T *)(p + j * rs);             \
+    for (int64_t i = 0; i < m; i++) {                                       \
+      BT v = NARROW ? (BT)(ID) : (BT)acc[i];                                \
+      for (int j = 0; j < k; j++) v = STEP(BT, v, x[j][i]);                 \
+      acc[i] = NARROW ? COMB(A, acc[i], (A)v) : (A)v;                       \
+    }                                                                       \
+  }                                                                         \
   /* nr rows of w contiguous elements, rs bytes apart, into acc[0..w):     \
-   * RB columns at a time, four rows per pass over them, so acc stays in   \
-   * L1 and is loaded and stored once per four rows; row order (and so     \
-   * every rounding) is that of the row-at-a-time loop. */                 \
+   * RB columns at a time, eight rows per pass over them (then 4, 2, 1),   \
+   * so acc stays in L1 and is loaded and stored once per pass. */          \
   KERNEL static void rows_##KN##_##E(char *pa, const char *p, int64_t rs,   \
                                      int64_t nr, int64_t w) {               \
     for (int64_t c = 0; c < w; c += RB) {                                   \
       int64_t m = w - c < RB ? w - c : RB, r = 0;                           \
       A *a = (A *)pa + c;                                                   \
-      for (; r + 4 <= nr; r += 4) {                                         \
-        const T *x0 = (const T *)(p + r * rs) + c;                          \
-        const T *x1 = (const T *)(p + (r + 1) * rs) + c;                    \
-        const T *x2 = (const T *)(p + (r + 2) * rs) + c;                    \
-        const T *x3 = (const T *)(p + (r + 3) * rs) + c;                    \
-        for (int64_t i = 0; i < m; i++) {                                   \
-          A v = a[i];                                                       \
-          v = STEP(A, v, x0[i]);                                            \
-          v = STEP(A, v, x1[i]);                                            \
-          v = STEP(A, v, x2[i]);                                            \
-          a[i] = STEP(A, v, x3[i]);                                         \
-        }                                                                   \
-      }                                                                     \
-      for (; r < nr; r++) {                                                 \
-        const T *x = (const T *)(p + r * rs) + c;                           \
-        for (int64_t i = 0; i < m; i++) a[i] = STEP(A, a[i], x[i]);         \
-      }                                                                     \
+      const char *pc = p + c * (int64_t)sizeof(T);                          \
+      for (; r + 8 <= nr; r += 8) pass_##KN##_##E(a, pc + r * rs, rs, m, 8); \
+      if (nr - r >= 4) pass_##KN##_##E(a, pc + r * rs, rs, m, 4), r += 4;   \
+      if (nr - r >= 2) pass_##KN##_##E(a, pc + r * rs, rs, m, 2), r += 2;   \
+      if (nr - r >= 1) pass_##KN##_##E(a, pc + r * rs, rs, m, 1);           \
     }                                                                       \
   }                                                                         \
   KERNEL static void loop_##KN##_##E(char **p, const int64_t *st,           \
@@ -121,14 +130,14 @@ enum { K_SUM, K_FSUM, K_SQSUM, K_PROD, K_MIN, K_MAX, K_ALL, K_ANY, K_N };
 #define S_MIN_C(A, a, b) S_MIN(A, a, b)
 #define S_MAX_C(A, a, b) S_MAX(A, a, b)
 #define REDUCERS(E, name, T, kind)                                          \
-  REDUCER(sum, E, T, SUMACC(T), 0, S_ADD, C_ADD)                            \
-  REDUCER(fsum, E, T, double, 0, S_ADD, C_ADD)                              \
-  REDUCER(sqsum, E, T, double, 0, S_SQ, C_ADD)                              \
-  REDUCER(prod, E, T, SUMACC(T), 1, S_MUL, C_MUL)                           \
-  REDUCER(min, E, T, T, MINID(T), S_MIN, S_MIN_C)                           \
-  REDUCER(max, E, T, T, MAXID(T), S_MAX, S_MAX_C)                           \
-  REDUCER(all, E, T, uint8_t, 1, S_ALL, C_ALL)                              \
-  REDUCER(any, E, T, uint8_t, 0, S_ANY, C_ANY)
+  REDUCER(sum, E, T, SUMACC(T), SUMBLK(T, SUMACC(T)), 0, S_ADD, C_ADD)      \
+  REDUCER(fsum, E, T, double, SUMBLK(T, double), 0, S_ADD, C_ADD)           \
+  REDUCER(sqsum, E, T, double, double, 0, S_SQ, C_ADD)                      \
+  REDUCER(prod, E, T, SUMACC(T), SUMACC(T), 1, S_MUL, C_MUL)                \
+  REDUCER(min, E, T, T, T, MINID(T), S_MIN, S_MIN_C)                        \
+  REDUCER(max, E, T, T, T, MAXID(T), S_MAX, S_MAX_C)                        \
+  REDUCER(all, E, T, uint8_t, uint8_t, 1, S_ALL, C_ALL)                     \
+  REDUCER(any, E, T, uint8_t, uint8_t, 0, S_ANY, C_ANY)
 ND_DTYPES(REDUCERS)
 
 #define LOOPS(E, name, T, kind)                                             \
@@ -308,7 +317,12 @@ nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
     } else if (rd >= 0) {
       j.dim = rd;
       parts = t->size[rd] < MAX_PARTS ? t->size[rd] : MAX_PARTS;
+      /* Partial sums within PB elements unless that leaves fewer than 8
+       * parts: they are filled, written and combined (at 30 parts of 1000
+       * or 64 of 4096 columns, a tenth of a:sum(1)'s time). */
+      int64_t few = M > 0 && PB / M > 8 ? PB / M : 8;
       if (parts > work >> 15) parts = work >> 15;
+      if (parts > few) parts = few;
       if (M > 0 && parts * M > 1 << 22) parts = (1 << 22) / M;
       j.partials = parts > 1;
     }
@@ -513,13 +527,18 @@ typedef void (*cols_fn)(const char *, int64_t, int64_t, int64_t, int, void *,
 #define COLS_NAME(E, name, T, kind) [ND_##E] = cols_##E,
 static const cols_fn colsf[ND_NDTYPES] = {ND_DTYPES(COLS_NAME)};
 
-enum { CW = 512 }; /* columns per task: best and idx stay in L1 */
+/* Columns per task: best and idx stay in L1. One thread takes CW1, so
+ * rows are read in runs of 8-16 KiB (at 512 columns, 2 KiB runs made
+ * a:max(1) 1.25x slower); several keep CW (faster at 2 threads on 4096^2,
+ * where CW1 leaves one task per thread). */
+enum { CW = 512, CW1 = 2048 };
 
 typedef struct {
   const nd_tensor *t;
   int dim, ismax;
   char *vals;     /* NULL: values not wanted */
   int64_t *idx;
+  int64_t cw;     /* cols_task: columns per task */
 } arg_job;
 
 static void arg_task(void *ctx, int64_t lo, int64_t hi) {
@@ -540,16 +559,16 @@ static void arg_task(void *ctx, int64_t lo, int64_t hi) {
   }
 }
 
-/* Tasks of cols_job: (group, CW-column block); a group is one index of the
+/* Tasks of cols_job: (group, cw-column block); a group is one index of the
  * dims other than dim and the last, whose outputs are one row of width L. */
 static void cols_task(void *ctx, int64_t lo, int64_t hi) {
   const arg_job *j = ctx;
   const nd_tensor *t = j->t;
   int64_t es = nd_dtype_size(t->dtype), L = t->size[t->ndim - 1];
-  int64_t nb = (L + CW - 1) / CW;
-  _Alignas(64) char scratch[CW * 8];
+  int64_t cw = j->cw, nb = (L + cw - 1) / cw;
+  _Alignas(64) char scratch[CW1 * 8];
   for (int64_t q = lo; q < hi; q++) {
-    int64_t g = q / nb, c0 = q % nb * CW, w = L - c0 < CW ? L - c0 : CW;
+    int64_t g = q / nb, c0 = q % nb * cw, w = L - c0 < cw ? L - c0 : cw;
     const char *p = (const char *)nd_ptr(t) + c0 * es;
     int64_t rem = g;
     for (int i = t->ndim - 2; i >= 0; i--) {
@@ -589,12 +608,12 @@ nd_status nd_reduce_arg(nd_err *e, nd_tensor *values, nd_tensor *indices,
   int64_t es = nd_dtype_size(t->dtype);
   if (dim >= 0) {
     arg_job j = {t, dim, ismax, values ? nd_data(values) : NULL,
-                 nd_data(indices)};
+                 nd_data(indices), nd_get_num_threads() > 1 ? CW : CW1};
     int64_t m = nd_numel(indices), L = t->size[t->ndim - 1];
     if (dim != t->ndim - 1 && t->stride[t->ndim - 1] == 1 && L > 1 &&
         llabs(t->stride[dim]) >= L) { /* rows in memory: reduce by rows */
-      int64_t tasks = m / L * ((L + CW - 1) / CW);
-      nd_parallel_for(tasks, (1 << 15) / (n * CW) + 1, cols_task, &j);
+      int64_t tasks = m / L * ((L + j.cw - 1) / j.cw);
+      nd_parallel_for(tasks, (1 << 15) / (n * j.cw) + 1, cols_task, &j);
       return ND_OK;
     }
     nd_parallel_for(m, (1 << 15) / n + 1, arg_task, &j);
