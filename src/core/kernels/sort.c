@@ -305,7 +305,7 @@ static const struct {
 };
 
 /* ---- 32-bit items, for short runs of keys of <= 32 bits ----
- * n keys (at most SHORT_MAX: P bits of position) are ordered by items of
+ * n keys (at most BUCKET_MAX: P bits of position) are ordered by items of
  * 32 - P key bits above the position: twice as many to a register as
  * key << 32 | position. The key bits taken start at the highest bit
  * where the keys differ. When keys have more bits than that, items whose
@@ -317,7 +317,7 @@ static const struct {
 enum { SHORT_MAX = 4096, RUN_MAX = 32 };
 static int use_merge(void) { return use_simd() && nd_merge_sort_ok(); }
 
-/* The stable order of the n (33..SHORT_MAX) keys y: positions in the low
+/* The stable order of the n (33..BUCKET_MAX) keys y: positions in the low
  * *P bits of the result, which is x or z (each room for n rounded up to
  * ND_MERGE_BLOCK32); NULL if the keys need 64-bit items after all. */
 AVX512 static uint32_t *order32(const uint32_t *y, int64_t n, uint32_t *x,
@@ -385,8 +385,8 @@ __attribute__((noinline)) static int bucket32_stack(uint64_t *b, int64_t m,
   return bucket32(b, m, kbits, y, x, z, c);
 }
 /* Scratch for bucket32 up to BUCKET_MAX, in 32-bit words: a sort lane's
- * MSD buckets take 32-bit items up to there (buckets of 4097..8192 sort
- * 1.7x faster so than by the radix sort). */
+ * MSD buckets take 32-bit items up to there (buckets of 4097..8192 items
+ * sort 1.7x faster this way than by the radix sort). */
 enum { BUCKET_MAX = 8192,
        BUCKET_SCRATCH = BUCKET_MAX + 2 * (BUCKET_MAX + ND_MERGE_BLOCK32) + 2 * BUCKET_MAX };
 
