@@ -532,12 +532,37 @@ EMIT_RANGE(p, pair)
    * memory instead of three or four. Returns a or t, as radix. With st,  \
    * the items are scanned already; with o, each bucket is emitted as    \
    * soon as it is sorted, while in cache. */                             \
+  static ITEM *P##msd_run(ITEM *a, ITEM *t, int64_t n, int kbits,          \
+                          const lane_out *o, msd_stats *st);                \
   static ITEM *P##msd(ITEM *a, ITEM *t, int64_t n, int kbits,              \
                       const lane_out *o, msd_stats *st) {                   \
     int64_t oc[(1 << MSD_BITS) + 1] = {0}, oat[1 << MSD_BITS];              \
     msd_stats own = {0, ~(uint64_t)0, MSD_BITS, kbits - MSD_BITS, 0, oc, oat, \
                      NULL};                                                 \
     if (!st) P##scan(st = &own, a, n);                                      \
+    return P##msd_run(a, t, n, kbits, o, st);                               \
+  }                                                                         \
+  /* A bucket of m items at b (scratch at x), too long for the 32-bit     \
+   * items, whose keys are equal above bit lo: one more MSD pass, in      \
+   * cache, on the few bits that cut it into pieces of ~2048, which then   \
+   * take the 32-bit items. Emitted to o, from item s of the lane on.     \
+   * (1 M normal float32 leaves ~40 buckets of 10-30 k items; the two LSD  \
+   * passes each of them took cost more.) */                              \
+  static void P##split(ITEM *b, ITEM *x, int64_t m, int lo,                 \
+                       const lane_out *o, int64_t s, uint32_t *scratch) {   \
+    int b2 = 1;                                                             \
+    while (b2 < 8 && m >> b2 > 2048) b2++;                                  \
+    if (b2 > lo) b2 = lo;                                                   \
+    int64_t c2[(1 << 8) + 1] = {0}, a2[1 << 8];                             \
+    msd_stats sub = {0, ~(uint64_t)0, b2, lo - b2, 1, c2, a2, scratch};     \
+    lane_out o2 = *o;                                                       \
+    if (o2.v) o2.v += s * o2.vs;                                            \
+    if (o2.ix) o2.ix += s * o2.xs;                                          \
+    P##scan(&sub, b, m);                                                    \
+    P##msd_run(b, x, m, lo, &o2, &sub);                                     \
+  }                                                                         \
+  static ITEM *P##msd_run(ITEM *a, ITEM *t, int64_t n, int kbits,          \
+                          const lane_out *o, msd_stats *st) {               \
     uint64_t any = st->any, all = st->all;                                  \
     int64_t *cnt = st->cnt, *at = st->at;                                   \
     int bits = st->bits, tl = st->tl;                                       \
@@ -564,6 +589,11 @@ EMIT_RANGE(p, pair)
     for (int64_t i = 0; i < n; i++) t[at[KEY0(a[i]) >> lo & mask]++] = a[i]; \
     for (int64_t b = 0; b <= (int64_t)mask; b++) {                          \
       int64_t s = cnt[b], m = cnt[b + 1] - s;                               \
+      if (o && st->scratch && m > BUCKET_MAX && lo > 8 && sizeof(ITEM) == 8 && \
+          use_merge()) {                                                    \
+        P##split(t + s, a + s, m, lo, o, s, st->scratch);                   \
+        continue;                                                           \
+      }                                                                     \
       if (m >= 2 &&                                                         \
           !(sizeof(ITEM) == 8 && lo < 32 && m > 32 && use_merge() &&       \
             P##bucket32(st, t + s, m, lo))) {                               \
