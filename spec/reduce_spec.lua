@@ -238,6 +238,49 @@ describe("large reductions", function()
       end
     end
   end)
+  it("max/min/argmax/argmin down the columns keep the first of equals and NaNs at any thread count", function()
+    local n = nd.get_num_threads()
+    local cases = {}
+    -- above 8 MB, so threads split the rows of these as well as the columns
+    for _, dt in ipairs({ "float32", "float64", "int32" }) do
+      local es = dt == "float64" and 1 or 2
+      local a = nd.randint(0, 3, { 1100 * es, 1000 }):to(dt)
+      local b = nd.randint(0, 3, { 2, 600 * es, 900 }):to(dt)
+      if dt ~= "int32" then
+        a:set(1050, 7, 0 / 0); a:set(20, 8, 0 / 0); a:set(900, 8, 0 / 0)
+        b:set(2, 500, 9, 0 / 0)
+      end
+      cases[#cases + 1] = { a, 1 }
+      cases[#cases + 1] = { b, 2 }
+    end
+    for _, c in ipairs(cases) do
+      local t, d = c[1], c[2]
+      local results = {}
+      for _, th in ipairs({ 1, 2, 3 }) do
+        nd.set_num_threads(th)
+        local v1, i1 = t:max(d)
+        local v2, i2 = t:min(d)
+        results[th] = { v1, i1, v2, i2, t:argmax(d), t:argmin(d) }
+      end
+      nd.set_num_threads(n)
+      for th = 2, 3 do
+        for k, v in ipairs(results[1]) do
+          assert.is_true(nd.isclose(v, results[th][k], 0, 0, true):all(), "thread count " .. th .. " result " .. k)
+        end
+      end
+      if d == 1 then
+        for _, col in ipairs({ 1, 7, 8, 1000 }) do
+          local best, bi = t:get(1, col), 1
+          for r = 2, t:size(1) do
+            local x = t:get(r, col)
+            if best == best and (x ~= x or x > best) then best, bi = x, r end
+          end
+          assert.equals(bi, results[2][2]:get(col))
+          assert.equals(bi, results[2][5]:get(col))
+        end
+      end
+    end
+  end)
   it("large strided reductions agree with small loops", function()
     local a = nd.rand(300, 500)
     local s = a:t():sum(2) -- per column of a

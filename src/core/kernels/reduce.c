@@ -308,7 +308,7 @@ nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
     if (!red[i] && (kd < 0 || s > llabs(t->stride[kd]))) kd = i;
     if (red[i] && (rd < 0 || s > llabs(t->stride[rd]))) rd = i;
   }
-  int64_t work = N * M, parts = 1;
+  int64_t work = N * M, parts = 1, grain = 1;
   j.partials = 0;
   if (work >= 1 << 16) {
     if (kd >= 0 && (rd < 0 || llabs(t->stride[kd]) > llabs(t->stride[rd]))) {
@@ -325,6 +325,9 @@ nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
       if (parts > few) parts = few;
       if (M > 0 && parts * M > 1 << 22) parts = (1 << 22) / M;
       j.partials = parts > 1;
+      /* a thread per 1 << 18 elements: below 1000^2 a second thread was
+       * up to 2x slower (256^2 float32: 6.8 against 3.0 us) */
+      if (parts > 1) grain = (1 << 18) / (work / parts) + 1;
     }
   }
   if (parts <= 1) {
@@ -345,7 +348,7 @@ nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
       for (int i = 0; i < t->ndim; i++)
         if (!red[i]) j.accv.stride[i] = part.stride[i + 1];
     }
-    nd_parallel_for(parts, 1, part_task, &j);
+    nd_parallel_for(parts, grain, part_task, &j);
     if (j.partials) {
       int kc = k == K_SQSUM ? K_FSUM : k;
       nd_tensor av = part;
@@ -529,9 +532,11 @@ static const cols_fn colsf[ND_NDTYPES] = {ND_DTYPES(COLS_NAME)};
 
 /* Columns per task: best and idx stay in L1. One thread takes CW1, so
  * rows are read in runs of 8-16 KiB (at 512 columns, 2 KiB runs made
- * a:max(1) 1.25x slower); several keep CW (faster at 2 threads on 4096^2,
- * where CW1 leaves one task per thread). */
-enum { CW = 512, CW1 = 2048 };
+ * a:max(1) 1.25x slower); several take CW when that gives each thread two
+ * tasks (1.6x faster at 2 threads on 4096^2). Below COLS_MT bytes one
+ * thread does it all: 2 threads made 1000^2 float32 1.3x slower (4 MB)
+ * and gained nothing at 8 MB. Parts of the rows have COLS_MIN_ROWS. */
+enum { CW = 512, CW1 = 2048, COLS_MIN_ROWS = 64, COLS_MT = 1 << 23 };
 
 typedef struct {
   const nd_tensor *t;
@@ -539,6 +544,8 @@ typedef struct {
   char *vals;     /* NULL: values not wanted */
   int64_t *idx;
   int64_t cw;     /* cols_task: columns per task */
+  int64_t rows;   /* cols_task: rows per row part */
+  int64_t m;      /* cols_task: outputs per row part; part r at r * m */
 } arg_job;
 
 static void arg_task(void *ctx, int64_t lo, int64_t hi) {
@@ -565,21 +572,62 @@ static void cols_task(void *ctx, int64_t lo, int64_t hi) {
   const arg_job *j = ctx;
   const nd_tensor *t = j->t;
   int64_t es = nd_dtype_size(t->dtype), L = t->size[t->ndim - 1];
-  int64_t cw = j->cw, nb = (L + cw - 1) / cw;
+  int64_t cw = j->cw, nb = (L + cw - 1) / cw, n = t->size[j->dim];
+  int64_t gb = j->m / L * nb; /* tasks per row part */
   _Alignas(64) char scratch[CW1 * 8];
   for (int64_t q = lo; q < hi; q++) {
-    int64_t g = q / nb, c0 = q % nb * cw, w = L - c0 < cw ? L - c0 : cw;
-    const char *p = (const char *)nd_ptr(t) + c0 * es;
+    int64_t r = q / gb, g = q % gb / nb, c0 = q % nb * cw;
+    int64_t w = L - c0 < cw ? L - c0 : cw, r0 = r * j->rows;
+    const char *p = (const char *)nd_ptr(t) + c0 * es + r0 * t->stride[j->dim] * es;
     int64_t rem = g;
     for (int i = t->ndim - 2; i >= 0; i--) {
       if (i == j->dim) continue;
       p += rem % t->size[i] * t->stride[i] * es;
       rem /= t->size[i];
     }
-    int64_t o = g * L + c0;
-    colsf[t->dtype](p, t->stride[j->dim] * es, t->size[j->dim], w, j->ismax,
+    int64_t o = r * j->m + g * L + c0;
+    colsf[t->dtype](p, t->stride[j->dim] * es,
+                    n - r0 < j->rows ? n - r0 : j->rows, w, j->ismax,
                     j->vals ? j->vals + o * es : scratch, j->idx + o);
   }
+}
+
+/* Fewer column tasks than threads: the rows are split too, each part
+ * reduced into its own buffer, then the parts reduced in order by the
+ * same kernel, so the first of equals (and of NaNs) is the one a single
+ * pass finds, whatever the thread count. */
+static void cols_reduce(arg_job *j, int want_vals) {
+  const nd_tensor *t = j->t;
+  int64_t es = nd_dtype_size(t->dtype), L = t->size[t->ndim - 1], m = j->m;
+  int64_t n = j->rows;
+  int nt = nd_get_num_threads();
+  if (nt == 1 || n * m * es < COLS_MT) {
+    cols_task(j, 0, m / L * ((L + CW1 - 1) / CW1));
+    return;
+  }
+  if (L >= 2 * nt * CW) j->cw = CW;
+  int64_t tasks = m / L * ((L + j->cw - 1) / j->cw), parts = 1;
+  if (tasks < nt) parts = (nt + tasks - 1) / tasks;
+  if (parts > n / COLS_MIN_ROWS) parts = n / COLS_MIN_ROWS;
+  /* parts x m indices, m part numbers, parts x m values, m values */
+  int64_t *pi = parts > 1 ? malloc((size_t)(m * (parts * (es + 8) + 8 + es)))
+                          : NULL;
+  if (!pi) { /* columns only */
+    nd_parallel_for(tasks, 1, cols_task, j);
+    return;
+  }
+  int64_t *idx = j->idx, *which = pi + parts * m;
+  char *vals = j->vals, *pv = (char *)(which + m);
+  j->rows = (n + parts - 1) / parts;
+  parts = (n + j->rows - 1) / j->rows;
+  j->vals = pv;
+  j->idx = pi;
+  nd_parallel_for(tasks * parts, 1, cols_task, j);
+  colsf[t->dtype](pv, m * es, parts, m, j->ismax,
+                  want_vals ? vals : pv + parts * m * es, which);
+  for (int64_t i = 0; i < m; i++)
+    idx[i] = pi[which[i] * m + i] + which[i] * j->rows;
+  free(pi);
 }
 
 nd_status nd_reduce_arg(nd_err *e, nd_tensor *values, nd_tensor *indices,
@@ -607,13 +655,12 @@ nd_status nd_reduce_arg(nd_err *e, nd_tensor *values, nd_tensor *indices,
   }
   int64_t es = nd_dtype_size(t->dtype);
   if (dim >= 0) {
-    arg_job j = {t, dim, ismax, values ? nd_data(values) : NULL,
-                 nd_data(indices), nd_get_num_threads() > 1 ? CW : CW1};
     int64_t m = nd_numel(indices), L = t->size[t->ndim - 1];
+    arg_job j = {t, dim, ismax, values ? nd_data(values) : NULL,
+                 nd_data(indices), CW1, n, m};
     if (dim != t->ndim - 1 && t->stride[t->ndim - 1] == 1 && L > 1 &&
         llabs(t->stride[dim]) >= L) { /* rows in memory: reduce by rows */
-      int64_t tasks = m / L * ((L + j.cw - 1) / j.cw);
-      nd_parallel_for(tasks, (1 << 15) / (n * j.cw) + 1, cols_task, &j);
+      cols_reduce(&j, values != NULL);
       return ND_OK;
     }
     nd_parallel_for(m, (1 << 15) / n + 1, arg_task, &j);

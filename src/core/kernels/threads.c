@@ -9,6 +9,7 @@
  * inline instead of waiting. */
 #include "core.h"
 #include <pthread.h>
+#include <string.h>
 #include <unistd.h>
 
 void openblas_set_num_threads(int); /* Debian's libopenblas */
@@ -26,7 +27,8 @@ static struct {
   int stop;
   unsigned long generation; /* bumped per dispatch */
   unsigned long born[MAX_THREADS + 1]; /* generation when worker i began */
-  int ntasks, pending;      /* tasks of this dispatch; not yet finished */
+  int ntasks, pending;      /* tasks of this dispatch; run by workers, unfinished */
+  char claimed[MAX_THREADS]; /* task k taken by its worker or the caller */
   nd_task_fn fn;
   void *ctx;
   int64_t n;
@@ -71,7 +73,9 @@ static void *worker(void *arg) {
       pthread_cond_wait(&pool.wake, &pool.lock);
     if (pool.stop) break;
     seen = pool.generation;
-    if (id >= pool.ntasks) continue;
+    if (id >= pool.ntasks || pool.claimed[id]) continue;
+    pool.claimed[id] = 1;
+    pool.pending++;
     pthread_mutex_unlock(&pool.lock);
     run_task(id);
     pthread_mutex_lock(&pool.lock);
@@ -121,12 +125,23 @@ void nd_parallel_for(int64_t n, int64_t grain, nd_task_fn fn, void *ctx) {
   pool.ctx = ctx;
   pool.n = n;
   pool.ntasks = (int)tasks;
-  pool.pending = (int)tasks - 1;
+  pool.pending = 0;
+  memset(pool.claimed, 0, sizeof pool.claimed);
+  pool.claimed[0] = 1;
   pool.generation++;
   pthread_cond_broadcast(&pool.wake);
   pthread_mutex_unlock(&pool.lock);
   run_task(0);
+  /* Tasks whose worker has not started yet (its CPU busy with another
+   * process, or still waking) are run here rather than waited for. */
   pthread_mutex_lock(&pool.lock);
+  for (int k = 1; k < tasks; k++) {
+    if (pool.claimed[k]) continue;
+    pool.claimed[k] = 1;
+    pthread_mutex_unlock(&pool.lock);
+    run_task(k);
+    pthread_mutex_lock(&pool.lock);
+  }
   while (pool.pending > 0) pthread_cond_wait(&pool.done, &pool.lock);
   pthread_mutex_unlock(&pool.lock);
   pthread_mutex_unlock(&pool.dispatch);
