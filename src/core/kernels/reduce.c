@@ -609,9 +609,13 @@ static void cols_reduce(arg_job *j, int want_vals) {
   int64_t tasks = m / L * ((L + j->cw - 1) / j->cw), parts = 1;
   if (tasks < nt) parts = (nt + tasks - 1) / tasks;
   if (parts > n / COLS_MIN_ROWS) parts = n / COLS_MIN_ROWS;
-  /* parts x m indices, m part numbers, parts x m values, m values */
-  int64_t *pi = parts > 1 ? malloc((size_t)(m * (parts * (es + 8) + 8 + es)))
-                          : NULL;
+  /* parts x m indices, m part numbers, parts x m values, m values; from
+   * the allocator hook, as all of nd's scratch */
+  nd_err e;
+  nd_storage *s = NULL;
+  if (parts > 1 && nd_storage_new(&e, &s, m * (parts * (es + 8) + 8 + es), false))
+    s = NULL;
+  int64_t *pi = s ? s->data : NULL;
   if (!pi) { /* columns only */
     nd_parallel_for(tasks, 1, cols_task, j);
     return;
@@ -627,7 +631,7 @@ static void cols_reduce(arg_job *j, int want_vals) {
                   want_vals ? vals : pv + parts * m * es, which);
   for (int64_t i = 0; i < m; i++)
     idx[i] = pi[which[i] * m + i] + which[i] * j->rows;
-  free(pi);
+  nd_storage_release(s);
 }
 
 nd_status nd_reduce_arg(nd_err *e, nd_tensor *values, nd_tensor *indices,
