@@ -164,7 +164,8 @@ nd_status nd_wrap(nd_err *e, nd_tensor *out, void *data, int64_t nbytes,
                   int dtype, int ndim, const int64_t *size,
                   const int64_t *stride,
                   void (*release)(void *data, void *ctx), void *ctx);
-/* out becomes another header on src's storage (retains it). */
+/* out becomes another header on src's storage (retains it); out's sizes
+ * and strides past src's ndim are left as they were. */
 void nd_share(nd_tensor *out, const nd_tensor *src);
 void nd_release(nd_tensor *t); /* drops the reference; leaves t unset */
 void nd_storage_retain(nd_storage *s);

@@ -44,6 +44,34 @@ static inline int nd_add_ovf(int64_t a, int64_t b, int64_t *r) {
 }
 
 
+/* A header's fields and sizes/strides: the first four dims (fixed-size
+ * copies, inlined) when that covers ndim, else all of them. A whole
+ * nd_tensor is 280 bytes, mostly unused dims, and each view copies
+ * headers twice (a loop over ndim became memcpy calls). */
+static inline void nd_head_copy(nd_tensor *d, const nd_tensor *s) {
+  if (d == s) return;
+  d->storage = s->storage;
+  d->offset = s->offset;
+  d->dtype = s->dtype;
+  d->ndim = s->ndim;
+  if (s->ndim <= 4) {
+    memcpy(d->size, s->size, 4 * sizeof(int64_t));
+    memcpy(d->stride, s->stride, 4 * sizeof(int64_t));
+  } else {
+    memcpy(d->size, s->size, sizeof d->size);
+    memcpy(d->stride, s->stride, sizeof d->stride);
+  }
+}
+
+/* Unset: no storage, 0-d. The dims are left as they were: nothing reads
+ * past ndim, and clearing all 280 bytes was a tenth of nd.empty(3). */
+static inline void nd_head_unset(nd_tensor *t) {
+  t->storage = NULL;
+  t->offset = 0;
+  t->dtype = 0;
+  t->ndim = 0;
+}
+
 /* Allocation through the hook; nd_storage_new keeps `nbytes` in s. */
 nd_status nd_storage_new(nd_err *e, nd_storage **out, int64_t nbytes,
                          bool zero);

@@ -53,7 +53,10 @@ nd_tensor *ndL_new(lua_State *L) {
     h = nd_hook_alloc(sizeof *h, &o->free, &o->ud);
     if (!h) ndL_error(L, "not enough memory for a tensor header");
   }
-  memset(h, 0, sizeof *h);
+  h->storage = NULL; /* unset; the core writes the dims it uses */
+  h->offset = 0;
+  h->dtype = 0;
+  h->ndim = 0;
   o->t = h;
   o->tag = NDL_LIVE;
   return h;
@@ -99,6 +102,18 @@ nd_tensor *ndL_new_view(lua_State *L, int bidx) {
   ndL_obj *b = ndL_object(L, bidx);
   if (!b || b->tag != NDL_LIVE || !b->t->storage)
     ndL_check(L, bidx, "view"); /* raises */
+  ndL_obj *o = lua_newuserdata(L, sizeof *o + sizeof(nd_tensor));
+  nd_tensor *h = (nd_tensor *)(o + 1);
+  h->storage = NULL;
+  h->ndim = 0;
+  o->tag = NDL_LIVE;
+  o->t = h;
+  o->free = NULL;
+  o->ud = NULL;
+  o->kind = NDL_VIEW;
+  lua_pushlightuserdata(L, (void *)&view_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_setmetatable(L, -2);
   if (b->kind & (NDL_VIEW | NDL_ANCHORED)) {
     get_anchor(L, bidx);
   } else {
@@ -115,19 +130,6 @@ nd_tensor *ndL_new_view(lua_State *L, int bidx) {
     set_anchor(L, bidx);
     b->kind |= NDL_ANCHORED;
   }
-  ndL_obj *o = lua_newuserdata(L, sizeof *o + sizeof(nd_tensor));
-  nd_tensor *h = (nd_tensor *)(o + 1);
-  h->storage = NULL;
-  h->ndim = 0;
-  o->tag = NDL_LIVE;
-  o->t = h;
-  o->free = NULL;
-  o->ud = NULL;
-  o->kind = NDL_VIEW;
-  lua_pushlightuserdata(L, (void *)&view_key);
-  lua_rawget(L, LUA_REGISTRYINDEX);
-  lua_setmetatable(L, -2);
-  lua_insert(L, -2);
   set_anchor(L, -2);
   return h;
 }

@@ -5,7 +5,8 @@
 
 /* Header edits happen on a local copy; on success it is shared into out. */
 static nd_status done(nd_tensor *out, const nd_tensor *h) {
-  nd_share(out, h);
+  nd_storage_retain(h->storage);
+  nd_head_copy(out, h);
   return ND_OK;
 }
 
@@ -25,7 +26,8 @@ nd_status nd_select(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
                    "select: index %lld out of range for dim %d of size %lld",
                    (long long)(index + e->base), dim + e->base,
                    (long long)t->size[dim]);
-  nd_tensor h = *t;
+  nd_tensor h;
+  nd_head_copy(&h, t);
   h.offset += index * t->stride[dim];
   drop_dim(&h, dim);
   return done(out, &h);
@@ -47,7 +49,8 @@ nd_status nd_narrow(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
                    "narrow: start %lld + length %lld exceeds size %lld of "
                    "dim %d", (long long)(start + e->base), (long long)length,
                    (long long)n, dim + e->base);
-  nd_tensor h = *t;
+  nd_tensor h;
+  nd_head_copy(&h, t);
   if (length > 0) h.offset += start * t->stride[dim];
   h.size[dim] = length;
   return done(out, &h);
@@ -69,7 +72,8 @@ nd_status nd_slice(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
                    "in dim %d of size %lld", (long long)count,
                    (long long)(first + e->base), (long long)step,
                    dim + e->base, (long long)n);
-  nd_tensor h = *t;
+  nd_tensor h;
+  nd_head_copy(&h, t);
   if (count > 0) h.offset += first * t->stride[dim];
   h.size[dim] = count;
   /* PyTorch's stride for any count; a size-1 dim's stride is free, so a
@@ -85,7 +89,8 @@ nd_status nd_transpose(nd_err *e, nd_tensor *out, const nd_tensor *t, int d1,
   if (nd_check_dim(e, "transpose", d1, t->ndim) ||
       nd_check_dim(e, "transpose", d2, t->ndim))
     return e->code;
-  nd_tensor h = *t;
+  nd_tensor h;
+  nd_head_copy(&h, t);
   h.size[d1] = t->size[d2]; h.stride[d1] = t->stride[d2];
   h.size[d2] = t->size[d1]; h.stride[d2] = t->stride[d1];
   return done(out, &h);
@@ -94,7 +99,8 @@ nd_status nd_transpose(nd_err *e, nd_tensor *out, const nd_tensor *t, int d1,
 nd_status nd_permute(nd_err *e, nd_tensor *out, const nd_tensor *t,
                      const int *perm) {
   int seen[ND_MAX_DIMS] = {0};
-  nd_tensor h = *t;
+  nd_tensor h;
+  nd_head_copy(&h, t);
   for (int i = 0; i < t->ndim; i++) {
     if (nd_check_dim(e, "permute", perm[i], t->ndim)) return e->code;
     if (seen[perm[i]]++)
@@ -130,7 +136,8 @@ nd_status nd_expand(nd_err *e, nd_tensor *out, const nd_tensor *t, int ndim,
     return nd_fail(e, ND_EINVAL,
                    "expand: %d sizes given for a tensor of %d dims (%s)", ndim,
                    t->ndim, nd_fmt_sizes(b1, sizeof b1, t->ndim, t->size));
-  nd_tensor h = *t;
+  nd_tensor h;
+  nd_head_copy(&h, t);
   int lead = ndim - t->ndim;
   int64_t numel = 1;
   for (int i = 0; i < ndim; i++) /* empty: any other sizes */
@@ -235,7 +242,8 @@ static int view_strides(const nd_tensor *t, int ndim, const int64_t *size,
 nd_status nd_view(nd_err *e, nd_tensor *out, const nd_tensor *t, int ndim,
                   const int64_t *size) {
   char b1[ND_SIZES_BUF], b2[ND_SIZES_BUF], b3[ND_SIZES_BUF];
-  nd_tensor h = *t;
+  nd_tensor h;
+  nd_head_copy(&h, t);
   if (infer_size(e, "view", t, ndim, size, h.size)) return e->code;
   if (!view_strides(t, ndim, h.size, h.stride))
     return nd_fail(e, ND_EINVAL,
@@ -249,7 +257,8 @@ nd_status nd_view(nd_err *e, nd_tensor *out, const nd_tensor *t, int ndim,
 
 nd_status nd_reshape(nd_err *e, nd_tensor *out, const nd_tensor *t, int ndim,
                      const int64_t *size) {
-  nd_tensor h = *t, c;
+  nd_tensor h, c;
+  nd_head_copy(&h, t);
   if (infer_size(e, "reshape", t, ndim, size, h.size)) return e->code;
   h.ndim = ndim;
   if (view_strides(t, ndim, h.size, h.stride)) return done(out, &h);
@@ -264,14 +273,16 @@ nd_status nd_reshape(nd_err *e, nd_tensor *out, const nd_tensor *t, int ndim,
 nd_status nd_squeeze(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim) {
   if (t->ndim == 0 && (dim == 0 || dim == -1)) return done(out, t);
   if (nd_check_dim(e, "squeeze", dim, t->ndim)) return e->code;
-  nd_tensor h = *t;
+  nd_tensor h;
+  nd_head_copy(&h, t);
   if (t->size[dim] == 1) drop_dim(&h, dim);
   return done(out, &h);
 }
 
 nd_status nd_squeeze_all(nd_err *e, nd_tensor *out, const nd_tensor *t) {
   (void)e;
-  nd_tensor h = *t;
+  nd_tensor h;
+  nd_head_copy(&h, t);
   for (int i = t->ndim - 1; i >= 0; i--)
     if (h.size[i] == 1) drop_dim(&h, i);
   return done(out, &h);
@@ -282,7 +293,8 @@ nd_status nd_unsqueeze(nd_err *e, nd_tensor *out, const nd_tensor *t,
   if (nd_check_dim(e, "unsqueeze", dim, t->ndim + 1) ||
       nd_check_ndim(e, "unsqueeze", t->ndim + 1))
     return e->code;
-  nd_tensor h = *t;
+  nd_tensor h;
+  nd_head_copy(&h, t);
   for (int i = t->ndim; i > dim; i--) {
     h.size[i] = t->size[i - 1];
     h.stride[i] = t->stride[i - 1];
@@ -346,7 +358,8 @@ nd_status nd_unfold(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
     return nd_fail(e, ND_EINVAL,
                    "unfold: size %lld exceeds size %lld of dim %d",
                    (long long)size, (long long)n, dim + e->base);
-  nd_tensor h = *t;
+  nd_tensor h;
+  nd_head_copy(&h, t);
   if (t->ndim == 0) {
     h.ndim = 1; h.size[0] = size; h.stride[0] = 1;
     return done(out, &h);
@@ -378,7 +391,8 @@ nd_status nd_diagonal(nd_err *e, nd_tensor *out, const nd_tensor *t,
     return nd_fail(e, ND_EINVAL, "diagonal: dims %d and %d are the same",
                    d1 + e->base, d2 + e->base);
   int64_t s1 = t->size[d1], s2 = t->size[d2], n;
-  nd_tensor h = *t;
+  nd_tensor h;
+  nd_head_copy(&h, t);
   if (offset >= 0) {
     n = offset >= s2 ? 0 : (s1 < s2 - offset ? s1 : s2 - offset);
     if (n > 0) h.offset += offset * t->stride[d2];
@@ -401,7 +415,8 @@ nd_status nd_diagonal(nd_err *e, nd_tensor *out, const nd_tensor *t,
 nd_status nd_flip(nd_err *e, nd_tensor *out, const nd_tensor *t, int ndims,
                   const int *dims) {
   int seen[ND_MAX_DIMS] = {0};
-  nd_tensor h = *t;
+  nd_tensor h;
+  nd_head_copy(&h, t);
   for (int i = 0; i < ndims; i++) {
     int d = dims[i];
     if (t->ndim == 0 && d == 0 && !seen[0]) { seen[0] = 1; continue; }
@@ -461,7 +476,8 @@ nd_status nd_as_strided(nd_err *e, nd_tensor *out, const nd_tensor *t,
   int64_t avail = t->storage->nbytes / nd_dtype_size(t->dtype);
   if (nd_check_extent(e, "as_strided", avail, ndim, size, stride, offset))
     return e->code;
-  nd_tensor h = *t;
+  nd_tensor h;
+  nd_head_copy(&h, t);
   h.ndim = ndim;
   h.offset = offset;
   memcpy(h.size, size, sizeof(int64_t) * (size_t)ndim);

@@ -7,7 +7,7 @@ nd_status nd_alloc_tensor(nd_err *e, nd_tensor *out, int dtype, int ndim,
                           const int64_t *size, bool zero) {
   int64_t numel = 1, nbytes = 0;
   char b[ND_SIZES_BUF];
-  memset(out, 0, sizeof *out);
+  nd_head_unset(out);
   if (nd_check_dtype(e, "empty", dtype) || nd_check_ndim(e, "empty", ndim))
     return e->code;
   /* Checked here, not only in nd_contiguous_strides, so that messages
@@ -113,12 +113,12 @@ nd_status nd_wrap(nd_err *e, nd_tensor *out, void *data, int64_t nbytes,
 
 void nd_share(nd_tensor *out, const nd_tensor *src) {
   nd_storage_retain(src->storage);
-  *out = *src;
+  nd_head_copy(out, src);
 }
 
 void nd_release(nd_tensor *t) {
   nd_storage *s = t->storage;
-  memset(t, 0, sizeof *t);
+  nd_head_unset(t);
   nd_storage_release(s);
 }
 
