@@ -231,7 +231,6 @@ static int apply_index(lua_State *L, const nd_tensor *t, int idx,
                        nd_tensor *r, const char *fn) {
   int n = (int)lua_objlen(L, idx), d = 0, numbers = 0;
   nd_err e = ndL_err();
-  nd_tensor nxt;
   if (n > t->ndim)
     return ndL_error(L, "%s: %d index entries for a tensor of %d dims", fn,
                       n, t->ndim);
@@ -246,7 +245,7 @@ static int apply_index(lua_State *L, const nd_tensor *t, int idx,
       if (i == 0 || i > size || i < -size)
         return ndL_error(L, "%s: index %lld out of range for dim %d of "
                           "size %lld", fn, (long long)i, k, (long long)size);
-      st = nd_select(&e, &nxt, r, d, i < 0 ? size + i : i - 1);
+      st = nd_select(&e, r, r, d, i < 0 ? size + i : i - 1);
       numbers++;
     } else if (ty == LUA_TTABLE) {
       int m = (int)lua_objlen(L, top);
@@ -281,7 +280,7 @@ static int apply_index(lua_State *L, const nd_tensor *t, int idx,
                             (long long)v[1], (long long)v[2], k,
                             (long long)size);
       }
-      st = nd_slice(&e, &nxt, r, d, count ? first : 0, v[2], count);
+      st = nd_slice(&e, r, r, d, count ? first : 0, v[2], count);
       d++;
     } else {
       return ndL_error(L, "%s: index entry %d must be a number or a range "
@@ -289,8 +288,7 @@ static int apply_index(lua_State *L, const nd_tensor *t, int idx,
     }
     lua_pop(L, 1);
     if (st) ndL_raise(L, &e);
-    ndL_borrow(&nxt);
-    *r = nxt;
+    ndL_borrow(r); /* the core edits r in place (a local copy inside) */
   }
   return numbers == t->ndim && t->ndim > 0;
 }
