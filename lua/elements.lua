@@ -185,9 +185,14 @@ return function(ext)
     local h = live(t)
     if not h then return c_index(t, k) end
     if tk == "number" then
-      if h.ndim == 1 then
+      local nd_ = h.ndim
+      if nd_ == 1 then
         local off = offset(h, 1, k)
         if off then return read(h, off) end
+      elseif nd_ > 1 and k == floor(k) then -- a view: lua/views.lua's FFI view
+        local drop, n = ext.view_drop, tonumber(h.size[0])
+        local j = (k > 0 and k <= n) and k - 1 or (k < 0 and k >= -n) and n + k or nil
+        if drop and j then return drop(t, h, 0, j) end
       end
     elseif tk == "table" then
       local n = #k

@@ -98,13 +98,35 @@ return function(ext)
   end
 
   local lib = ffi.cast("const ndffi2_api *", C.ffi_api())
-  local LIVE = C.tags()
+  local LIVE, _, VIEW_KIND = C.tags()
   local mt, vmt, getmetatable, cast = ext.metatable, ext.view_metatable, getmetatable, ffi.cast
   local obj_ptr = ffi.typeof("ndffi3_lobj *")
+
+  -- FFI views (lua/views.lua): a view made in compiled code is a cdata
+  -- laid out as the C binding's view userdata (object, then its header),
+  -- kept with its anchor in C's keep table. One ctype per state (its
+  -- field names no method has: a cdata's fields come before __index),
+  -- whose metamethods forward to the latest loaded nd's (shared.view_mt).
+  local shared = C.shared
+  if not pcall(ffi.typeof, "ndffi3_view") then
+    if not pcall(ffi.cdef, "typedef struct ndffi3_view { uint64_t nd_tag_; "
+        .. "ndffi2_tensor *nd_t_; void *nd_free_; void *nd_ud_; uint64_t nd_kind_; "
+        .. "ndffi2_tensor nd_h_; } ndffi3_view;") then return end
+  end
+  local VT = ffi.typeof("ndffi3_view")
+  if ffi.sizeof(VT) ~= sizes.nd_lobj + sizes.nd_tensor or ffi.offsetof(VT, "nd_h_") ~= sizes.nd_lobj then
+    return
+  end
+  local istype = ffi.istype
+
   -- A light userdata has no metatable of its own: one set on all of them
   -- (debug.setmetatable) would let an arbitrary address through.
   local light = C.ffi_api()
   local function live(t)
+    if istype(VT, t) then
+      if t.nd_tag_ ~= LIVE then return nil end
+      return t.nd_t_
+    end
     local m = getmetatable(t)
     if m ~= mt and m ~= vmt then return nil end
     m = getmetatable(light)
@@ -115,6 +137,56 @@ return function(ext)
     if h.storage == nil then return nil end
     return h
   end
+
+  -- new_view(t, h): an FFI view of the live tensor t (header h), a copy
+  -- of h for the caller to edit, kept with t's anchor (C makes it on an
+  -- owner's first view; cached here weakly on both sides: a weak-keyed
+  -- cache would keep a dead owner's anchor one more cycle).
+  local keep, c_anchor = C.view_keep, C.anchor
+  local anchors = setmetatable({}, { __mode = "kv" })
+  function ext.new_view(t, h)
+    local a
+    if istype(VT, t) then
+      a = keep[t]
+    else
+      a = anchors[t]
+      if a == nil then a = c_anchor(t); anchors[t] = a end
+    end
+    if a == nil then error("nd: an FFI view without its anchor", 3) end -- never: keep[t] lives with t
+    local v = VT()
+    v.nd_tag_, v.nd_kind_, v.nd_t_ = LIVE, VIEW_KIND, v.nd_h_
+    local vh = v.nd_h_
+    vh.storage, vh.offset, vh.dtype, vh.ndim = h.storage, h.offset, h.dtype, h.ndim
+    for i = 0, h.ndim - 1 do
+      vh.size[i], vh.stride[i] = h.size[i], h.stride[i]
+    end
+    keep[v] = a
+    return v, vh
+  end
+  local is_tensor = ext.is_tensor
+  ext.is_tensor = function(v) return istype(VT, v) or is_tensor(v) end
+
+  -- Once every module has set its metamethods: the FFI views' metatable,
+  -- the tensor metatable's fields with the fast paths always on (an FFI
+  -- view exists only where they were; they fall back by themselves).
+  function ext.loaded()
+    local vm = {}
+    for k, v in pairs(mt) do
+      if k ~= "__gc" and k ~= "__close" and k ~= "__metatable" and k ~= "__name" then vm[k] = v end
+    end
+    for _, f in ipairs(fast) do
+      if f[1] == mt then vm[f[2]] = f[3] end
+    end
+    local first = shared.view_mt == nil
+    shared.view_mt = vm
+    if first then
+      local fwd = {}
+      for k in pairs(vm) do
+        fwd[k] = function(...) return shared.view_mt[k](...) end
+      end
+      ffi.metatype(VT, fwd)
+    end
+  end
   ext.ffi = ffi
   ext.lib = lib
   ext.live = live
@@ -122,7 +194,6 @@ return function(ext)
 
   -- JIT on/off: LuaJIT's jit.on()/jit.off() (whole-engine forms) are
   -- wrapped once per state so that the latest loaded nd hears of them.
-  local shared = C.shared
   shared.jit_hook = apply
   if not shared.jit_wrapped then
     shared.jit_wrapped = true

@@ -25,6 +25,7 @@ local internal = {
   header = true, __len = true, modules = true, library_path = true,
   struct_sizes = true, state = true, check = true, tags = true,
   ffi_api = true, shared = true, wrap_raw = true, view_metatable = true,
+  anchor = true, view_keep = true,
 }
 
 for name, f in pairs(C) do
@@ -90,6 +91,7 @@ for _, name in ipairs(names) do
 end
 
 sync_view_metatable()
+if ext.loaded then ext.loaded() end -- lua/ffi.lua: the FFI views' metatable
 
 -- require "nd.testing" (luassert assertions): on demand, never at load.
 if package and package.preload then

@@ -97,24 +97,21 @@ static int anchor_gc(lua_State *L) {
   return 0;
 }
 
-nd_tensor *ndL_new_view(lua_State *L, int bidx) {
-  if (bidx < 0) bidx = lua_gettop(L) + bidx + 1;
-  ndL_obj *b = ndL_object(L, bidx);
-  if (!b || b->tag != NDL_LIVE || !b->t->storage)
-    ndL_check(L, bidx, "view"); /* raises */
-  ndL_obj *o = lua_newuserdata(L, sizeof *o + sizeof(nd_tensor));
-  nd_tensor *h = (nd_tensor *)(o + 1);
-  h->storage = NULL;
-  h->ndim = 0;
-  o->tag = NDL_LIVE;
-  o->t = h;
-  o->free = NULL;
-  o->ud = NULL;
-  o->kind = NDL_VIEW;
-  lua_pushlightuserdata(L, (void *)&view_key);
-  lua_rawget(L, LUA_REGISTRYINDEX);
-  lua_setmetatable(L, -2);
-  if (b->kind & (NDL_VIEW | NDL_ANCHORED)) {
+/* FFI views (lua/views.lua) are cdata, which has no environment: the
+ * registry's keep table (weak keys) maps each to its anchor table. */
+static const char keep_key = 0;
+
+/* Pushes the anchor table of the live tensor b at bidx, making it (and
+ * the anchor's storage reference) on the first view of an owner. */
+static void push_anchor(lua_State *L, int bidx, ndL_obj *b) {
+  if (b->kind & NDL_CDATA) {
+    lua_pushlightuserdata(L, (void *)&keep_key);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    lua_pushvalue(L, bidx);
+    lua_rawget(L, -2);
+    lua_remove(L, -2);
+    if (!lua_istable(L, -1)) ndL_error(L, "view: the FFI view has no anchor");
+  } else if (b->kind & (NDL_VIEW | NDL_ANCHORED)) {
     get_anchor(L, bidx);
   } else {
     lua_createtable(L, 1, 0);
@@ -130,15 +127,64 @@ nd_tensor *ndL_new_view(lua_State *L, int bidx) {
     set_anchor(L, bidx);
     b->kind |= NDL_ANCHORED;
   }
+}
+
+static ndL_obj *live_base(lua_State *L, int bidx) {
+  ndL_obj *b = ndL_object(L, bidx);
+  if (!b || b->tag != NDL_LIVE || !b->t->storage)
+    ndL_check(L, bidx, "view"); /* raises */
+  return b;
+}
+
+nd_tensor *ndL_new_view(lua_State *L, int bidx) {
+  if (bidx < 0) bidx = lua_gettop(L) + bidx + 1;
+  ndL_obj *b = live_base(L, bidx);
+  ndL_obj *o = lua_newuserdata(L, sizeof *o + sizeof(nd_tensor));
+  nd_tensor *h = (nd_tensor *)(o + 1);
+  h->storage = NULL;
+  h->ndim = 0;
+  o->tag = NDL_LIVE;
+  o->t = h;
+  o->free = NULL;
+  o->ud = NULL;
+  o->kind = NDL_VIEW;
+  lua_pushlightuserdata(L, (void *)&view_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_setmetatable(L, -2);
+  push_anchor(L, bidx, b);
   set_anchor(L, -2);
   return h;
 }
 
+/* anchor(t): the anchor table an FFI view of t keeps (lua/views.lua). */
+static int l_anchor(lua_State *L) {
+  push_anchor(L, 1, live_base(L, 1));
+  return 1;
+}
+
+/* lua_type's value for cdata under LuaJIT (lua.h does not name it). */
+#define NDL_TCDATA 10
+
 ndL_obj *ndL_object(lua_State *L, int idx) {
-  if (lua_type(L, idx) != LUA_TUSERDATA ||
-      lua_objlen(L, idx) < sizeof(ndL_obj))
+  int ty = lua_type(L, idx);
+  ndL_obj *o;
+  if (ty == LUA_TUSERDATA) {
+    if (lua_objlen(L, idx) < sizeof(ndL_obj)) return NULL;
+    o = lua_touserdata(L, idx);
+    if (o->kind & NDL_CDATA) return NULL; /* only FFI views carry it */
+  } else if (LUA_VERSION_NUM == 501 && ty == NDL_TCDATA) {
+    /* LuaJIT's lua_topointer gives a cdata's payload. The tag comes first
+     * and is read before anything else: a foreign cdata of fewer bytes
+     * still spans 8 (LuaJIT's allocation unit); only one that carries
+     * this copy's tag, forged through the FFI, gets further. */
+    o = (ndL_obj *)lua_topointer(L, idx);
+    if (!o || (o->tag != NDL_LIVE && o->tag != NDL_DEAD) ||
+        o->kind != (NDL_VIEW | NDL_CDATA) || o->t != (nd_tensor *)(o + 1))
+      return NULL;
+    return o;
+  } else {
     return NULL;
-  ndL_obj *o = lua_touserdata(L, idx);
+  }
   return o->tag == NDL_LIVE || o->tag == NDL_DEAD ? o : NULL;
 }
 
@@ -530,11 +576,13 @@ static int l_ffi_api(lua_State *L) {
   return 1;
 }
 
-/* The tags lua/ffi.lua compares (below 2^53: exact as numbers). */
+/* The tags lua/ffi.lua compares (below 2^53: exact as numbers), and an
+ * FFI view's kind. */
 static int l_tags(lua_State *L) {
   lua_pushnumber(L, (lua_Number)NDL_LIVE);
   lua_pushnumber(L, (lua_Number)NDL_DEAD);
-  return 2;
+  lua_pushnumber(L, NDL_VIEW | NDL_CDATA);
+  return 3;
 }
 
 int luaopen_nd(lua_State *L) {
@@ -542,7 +590,7 @@ int luaopen_nd(lua_State *L) {
                                 {NULL, NULL}};
   static const luaL_Reg fns[] = {{"release", l_release}, {"state", l_state},
                                  {"check", l_check}, {"tags", l_tags},
-                                 {"ffi_api", l_ffi_api},
+                                 {"ffi_api", l_ffi_api}, {"anchor", l_anchor},
                                  {NULL, NULL}};
   luaL_newmetatable(L, NDL_TENSOR);
   ndL_register(L, mt);
@@ -564,6 +612,13 @@ int luaopen_nd(lua_State *L) {
     lua_rawset(L, LUA_REGISTRYINDEX);
     lua_pushlightuserdata(L, (void *)&view_key);
     lua_newtable(L);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+    lua_pushlightuserdata(L, (void *)&keep_key);
+    lua_newtable(L);
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
     lua_rawset(L, LUA_REGISTRYINDEX);
   }
   lua_newtable(L); /* C: the raw functions, which lua/nd.lua arranges */
@@ -590,6 +645,9 @@ int luaopen_nd(lua_State *L) {
   lua_pushlightuserdata(L, (void *)&view_key);
   lua_rawget(L, LUA_REGISTRYINDEX);
   lua_setfield(L, -2, "view_metatable");
+  lua_pushlightuserdata(L, (void *)&keep_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_setfield(L, -2, "view_keep");
   luaL_newmetatable(L, "nd.Shared"); /* survives reloads (lua/ffi.lua) */
   lua_setfield(L, -2, "shared");
   luaL_newmetatable(L, "nd.SizeTable"); /* size()/stride() tables */

@@ -26,6 +26,8 @@ typedef struct ndL_obj {
 } ndL_obj;
 #define NDL_VIEW 1     /* no finalizer; holds no reference of its own */
 #define NDL_ANCHORED 2 /* an owner whose views exist (or existed) */
+#define NDL_CDATA 4    /* a LuaJIT FFI view (lua/views.lua): cdata, not
+                          userdata; its anchor is in the keep table */
 /* The object at idx (live or released), NULL when idx holds no nd tensor. */
 ndL_obj *ndL_object(lua_State *L, int idx);
 

@@ -1,0 +1,163 @@
+-- FFI views (lua/views.lua): under LuaJIT with the JIT on, t(), transpose,
+-- narrow, select and m[i] return cdata views made in compiled code. They
+-- must be the same views as the C binding's (nd.use_ffi(false)), tensors
+-- for every Lua and C function, raise the same errors, and keep their
+-- elements alive as userdata views do.
+local nd = require "nd"
+require "nd.testing"
+
+describe("FFI views", function()
+  if not (jit and nd.use_ffi()) then
+    it("are made only by LuaJIT with the JIT on", function()
+      assert.not_equals("cdata", type(nd.zeros(2, 2):t()))
+    end)
+    return
+  end
+  after_each(function() nd.use_ffi(true) end)
+
+  local function layout(v)
+    return { v:size(), v:stride(), v:storage_offset(), v:dtype(), v:totable() }
+  end
+  -- Each view both ways: FFI (cdata) and the C binding (userdata).
+  local function both(make)
+    nd.use_ffi(true)
+    local f = make()
+    nd.use_ffi(false)
+    local c = make()
+    nd.use_ffi(true)
+    return f, c
+  end
+
+  it("are cdata, and the same views as the C binding's", function()
+    local m = nd.arange(60, "float32"):view(3, 4, 5)
+    local cases = {
+      function() return m:select(2, 3):t() end,
+      function() return m:transpose(1, 3) end,
+      function() return m:transpose(-1, 2) end,
+      function() return m:narrow(3, 2, 3) end,
+      function() return m:narrow(2, -2, 2) end,
+      function() return m:narrow(1, 4, 0) end, -- empty, at the end
+      function() return m:select(1, -1) end,
+      function() return m:select(3, 5) end,
+      function() return m[2] end,
+      function() return m[-3] end,
+      function() return m[2][4] end,
+      function() return m[1]:t() end,
+      function() return nd.t(m[3]) end,
+      function() return nd.narrow(m, 1, 2, 2):select(1, 2) end,
+    }
+    for i, make in ipairs(cases) do
+      local f, c = both(make)
+      assert.equals("cdata", type(f), "case " .. i)
+      assert.equals("userdata", type(c), "case " .. i)
+      assert.same(layout(c), layout(f), "case " .. i)
+      assert.is_true(nd.same_storage(f, m), "case " .. i)
+    end
+  end)
+
+  it("are tensors for every function, C and Lua, and views of them too", function()
+    local m = nd.arange(12, "float64"):view(3, 4)
+    local v = m:t() -- cdata
+    assert.equals(66, v:sum())
+    assert.tensor_equal(m:t():contiguous(), v:clone())
+    assert.same({ 4, 3 }, { v:permute(1, 2):size(1), v:permute(1, 2):size(2) })
+    assert.equals("userdata", type(v:permute(2, 1))) -- a C view of an FFI view
+    assert.same(m:totable(), v:permute(2, 1):totable())
+    assert.same({ 1, 5, 9 }, v[2]:totable())
+    v[2]:fill_(0) -- writes go to m
+    assert.same({ 0, 0, 0 }, m[{ {}, 2 }]:totable())
+    local o = nd.zeros(4, 3)
+    nd.add(v, 1, o)
+    assert.equals(4 * 3 + 66 - 15, o:sum())
+    assert.tensor_equal(nd.matmul(v, m), nd.matmul(m:t():contiguous(), m))
+    assert.is_true(tostring(v):find("tensor of size {4, 3}", 1, true) ~= nil)
+    assert.equals(4, #v)
+    assert.tensor_equal(v + v, v * 2)
+  end)
+
+  it("outlive their owner, its release and its collection", function()
+    for _, kill in ipairs({ "release", "drop" }) do
+      local m = nd.tensor({ { 1, 2, 3, 4 }, { 5, 6, 7, 8 }, { 9, 10, 11, 12 } })
+      local row, sub, deep = m[2], m:narrow(1, 2, 2):t(), m:t():narrow(1, 2, 2):select(2, 3)
+      assert.equals("cdata", type(deep))
+      if kill == "release" then m:release() else m = nil end
+      collectgarbage(); collectgarbage()
+      assert.same({ 5, 6, 7, 8 }, row:totable())
+      assert.same({ { 5, 9 }, { 6, 10 }, { 7, 11 }, { 8, 12 } }, sub:totable())
+      assert.same({ 10, 11 }, deep:totable())
+      row:fill_(0)
+      assert.same({ { 0, 9 }, { 0, 10 }, { 0, 11 }, { 0, 12 } }, sub:totable())
+    end
+  end)
+
+  it("keep a wrapped buffer's owner exactly while one of them lives", function()
+    local ffi = require "ffi"
+    local buf = ffi.new("double[64]")
+    for i = 0, 63 do buf[i] = i end
+    local weak = setmetatable({}, { __mode = "v" })
+    do
+      local owner = {}
+      weak[1] = owner
+      local w = nd.wrap(buf, 64 * 8, "float64", { 8, 8 }, nil, owner)
+      local v = w:t()[3] -- column 3: 2, 10, ..., 58
+      assert.equals("cdata", type(v))
+      w, owner = nil, nil
+      for _ = 1, 3 do collectgarbage(); nd.wrap(buf, 8, "float64", { 1 }) end
+      assert.is_not_nil(weak[1])
+      assert.equals(240, v:sum())
+    end
+    -- The views and the owner's tensor are garbage: a few cycles (the
+    -- views' anchor goes one cycle after them; nd.wrap sweeps owners).
+    for _ = 1, 4 do collectgarbage(); nd.wrap(buf, 8, "float64", { 1 }) end
+    assert.is_nil(weak[1])
+  end)
+
+  it("release() makes one unusable and leaves the rest", function()
+    local m = nd.ones(3, 3)
+    local a, b = m:t(), m[1]
+    a:release()
+    assert_error_matches(function() return a:sum() end, "sum", "released")
+    assert_error_matches(function() return a:t() end, "t", "released")
+    assert_error_matches(function() return a[1] end, "index", "released")
+    assert.equals(9, m:sum())
+    assert.equals(3, b:sum())
+    a:release() -- idempotent
+  end)
+
+  it("raise the C binding's errors for bad arguments", function()
+    local m = nd.zeros(3, 4)
+    local function same_error(make)
+      nd.use_ffi(true)
+      local ok1, e1 = pcall(make)
+      nd.use_ffi(false)
+      local ok2, e2 = pcall(make)
+      nd.use_ffi(true)
+      assert.is_false(ok1)
+      assert.is_false(ok2)
+      assert.equals(tostring(e2):gsub("^.-:%d+: ", ""), (tostring(e1):gsub("^.-:%d+: ", "")))
+    end
+    same_error(function() return m:narrow(1, 0, 1) end)
+    same_error(function() return m:narrow(1, 3, 2) end)
+    same_error(function() return m:narrow(1, 1, -1) end)
+    same_error(function() return m:narrow(3, 1, 1) end)
+    same_error(function() return m:narrow(1, 1.5, 1) end)
+    same_error(function() return m:select(1, 4) end)
+    same_error(function() return m:select(0, 1) end)
+    same_error(function() return m:select(2, "x") end)
+    same_error(function() return m:transpose(1, 3) end)
+    same_error(function() return m[4] end)
+    same_error(function() return m[0] end)
+    same_error(function() return nd.zeros(2, 2, 2):t() end)
+    same_error(function() return m:t():narrow(2, 4, 1) end)
+  end)
+
+  it("foreign cdata is not a tensor, and nothing crashes", function()
+    local ffi = require "ffi"
+    for _, x in ipairs({ ffi.new("int[4]"), ffi.new("char"), ffi.new("double[64]"),
+                         ffi.new("struct { uint64_t a, b, c, d, e; }") }) do
+      assert_error_matches(function() return nd.add(x, 1) end, "add", "tensor")
+      assert_error_matches(function() return nd.t(x) end, "t", "tensor")
+      assert_error_matches(function() return nd.narrow(x, 1, 1, 1) end, "narrow", "tensor")
+    end
+  end)
+end)
