@@ -166,23 +166,18 @@ return function(ext)
   local is_tensor = ext.is_tensor
   ext.is_tensor = function(v) return istype(VT, v) or is_tensor(v) end
 
-  -- Once every module has set its metamethods: the FFI views' metatable,
-  -- the tensor metatable's fields with the fast paths always on (an FFI
-  -- view exists only where they were; they fall back by themselves).
+  -- Once every module has set its metamethods: the FFI views' metatable
+  -- forwards each to the tensor metatable's current one (nd.use_ffi and
+  -- the JIT switches swap some of them).
   function ext.loaded()
-    local vm = {}
-    for k, v in pairs(mt) do
-      if k ~= "__gc" and k ~= "__close" and k ~= "__metatable" and k ~= "__name" then vm[k] = v end
-    end
-    for _, f in ipairs(fast) do
-      if f[1] == mt then vm[f[2]] = f[3] end
-    end
     local first = shared.view_mt == nil
-    shared.view_mt = vm
+    shared.view_mt = mt
     if first then
       local fwd = {}
-      for k in pairs(vm) do
-        fwd[k] = function(...) return shared.view_mt[k](...) end
+      for k in pairs(mt) do
+        if k ~= "__gc" and k ~= "__close" and k ~= "__metatable" and k ~= "__name" then
+          fwd[k] = function(...) return shared.view_mt[k](...) end
+        end
       end
       ffi.metatype(VT, fwd)
     end

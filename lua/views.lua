@@ -1,5 +1,5 @@
 -- The common views under LuaJIT, made in compiled code: t(), transpose,
--- narrow, select and m[i] build an FFI view (lua/ffi.lua's new_view)
+-- narrow, select, m[i] and view (of a contiguous tensor) build an FFI view (lua/ffi.lua's new_view)
 -- instead of calling the C binding, which costs a C API call and a
 -- 320-byte userdata with an environment: about half of m:t(). Anything
 -- unusual (other ranks, arguments out of range or not integers, released
@@ -81,7 +81,105 @@ return function(ext)
     return drop(a, h, i, j)
   end
 
-  for name, f in pairs({ t = t, transpose = transpose, narrow = narrow, select = select }) do
+  -- view(sizes) of a contiguous tensor: row-major strides over the same
+  -- elements (one size may be -1). Other layouts go to C's stride rules.
+  local c_view, sel = methods.view, _G.select
+  local function view(a, ...)
+    local h, n = live(a), sel("#", ...)
+    local sizes = ...
+    if h == nil or n == 0 then return c_view(a, ...) end
+    local tbl = n == 1 and type(sizes) == "table"
+    if tbl then n = #sizes end
+    if n > 16 then return c_view(a, ...) end
+    local numel, expect = 1, 1
+    for i = h.ndim - 1, 0, -1 do -- contiguous: size-1 dims' strides are free
+      local d = tonumber(h.size[i])
+      if d ~= 1 and tonumber(h.stride[i]) ~= expect then return c_view(a, ...) end
+      expect, numel = expect * d, numel * d
+    end
+    local known, infer = 1, nil
+    for i = 1, n do
+      local d
+      if tbl then d = sizes[i] else d = sel(i, ...) end
+      if type(d) ~= "number" or d ~= floor(d) or d < -1 or d > 2 ^ 53 then return c_view(a, ...) end
+      if d == -1 then
+        if infer then return c_view(a, ...) end
+        infer = i
+      else
+        known = known * d
+      end
+    end
+    if numel == 0 then return c_view(a, ...) end -- empty: C's strides
+    if infer then
+      if known == 0 or numel % known ~= 0 then return c_view(a, ...) end
+    elseif known ~= numel then
+      return c_view(a, ...)
+    end
+    local v, vh = new_view(a, h)
+    vh.ndim = n
+    local stride = 1
+    for i = n, 1, -1 do
+      local d
+      if i == infer then d = numel / known
+      elseif tbl then d = sizes[i] else d = sel(i, ...) end
+      vh.size[i - 1], vh.stride[i - 1] = d, stride
+      stride = stride * d
+    end
+    return v
+  end
+
+  -- m[{...}] (a table of numbers, {} and ranges {first [, last [, step]]})
+  -- when every bound lies inside its dim and every range is non-empty;
+  -- nil otherwise, and lua/elements.lua's index then asks C (empty ranges,
+  -- errors). Numbers drop their dim, ranges keep it.
+  local function bound(b, n) -- 1..n or -n..-1 as 0-based, else nil
+    if type(b) ~= "number" or b ~= floor(b) then return nil end
+    if b > 0 and b <= n then return b - 1 end
+    if b < 0 and b >= -n then return n + b end
+    return nil
+  end
+  function ext.view_index(a, h, key)
+    local n = #key
+    if n == 0 or n > h.ndim then return nil end
+    local d, nd_ = 0, h.ndim
+    local v, vh
+    for k = 1, n do
+      local e = key[k]
+      local size = v and tonumber(vh.size[d]) or tonumber(h.size[d])
+      if type(e) == "number" then
+        local j = bound(e, size)
+        if j == nil or nd_ == 1 then return nil end -- a 0-d result: C
+        if v == nil then v, vh = new_view(a, h) end
+        vh.offset = vh.offset + j * vh.stride[d]
+        for i = d, nd_ - 2 do vh.size[i], vh.stride[i] = vh.size[i + 1], vh.stride[i + 1] end
+        nd_ = nd_ - 1
+        vh.ndim = nd_
+      elseif type(e) == "table" then
+        local m = #e
+        if m > 3 then return nil end
+        if m > 0 then
+          local first = bound(e[1], size)
+          local last = m == 1 and first or bound(e[2], size)
+          local step = m == 3 and e[3] or 1
+          if first == nil or last == nil or type(step) ~= "number" or step ~= floor(step)
+              or step == 0 or step > size or step < -size then return nil end
+          local span = step > 0 and last - first or first - last
+          if span < 0 then return nil end
+          local count = floor(span / (step > 0 and step or -step)) + 1
+          if v == nil then v, vh = new_view(a, h) end
+          vh.offset = vh.offset + first * vh.stride[d]
+          vh.size[d], vh.stride[d] = count, vh.stride[d] * step
+        end
+        d = d + 1
+      else
+        return nil
+      end
+    end
+    return v or (new_view(a, h)) -- only {}s: the same view
+  end
+
+  for name, f in pairs({ t = t, transpose = transpose, narrow = narrow, select = select,
+                         view = view }) do
     ext.fast(nd, name, f)
     ext.fast(methods, name, f)
   end

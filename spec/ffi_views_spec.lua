@@ -45,6 +45,20 @@ describe("FFI views", function()
       function() return m[1]:t() end,
       function() return nd.t(m[3]) end,
       function() return nd.narrow(m, 1, 2, 2):select(1, 2) end,
+      function() return m[{ {}, { 1, -1, 2 } }] end,
+      function() return m[{ 2, { 2, 3 } }] end,
+      function() return m[{ { -1, 1, -1 } }] end,
+      function() return m[{ {}, {}, 3 }] end,
+      function() return m[{ { 2 } }] end,
+      function() return m[{ { 1, 3, 2 }, 2, { 5, 1, -2 } }] end,
+      function() return m[{ {}, { 4, 1, -3 } }] end,
+      function() return m[{ {} }] end,
+      function() return m:view(60) end,
+      function() return m:view(5, -1) end,
+      function() return m:view({ 3, 2, 10 }) end,
+      function() return m:view(-1) end,
+      function() return m[2]:view(2, 10) end,
+      function() return m:select(1, 2):view(1, 20, 1) end,
     }
     for i, make in ipairs(cases) do
       local f, c = both(make)
@@ -52,6 +66,27 @@ describe("FFI views", function()
       assert.equals("userdata", type(c), "case " .. i)
       assert.same(layout(c), layout(f), "case " .. i)
       assert.is_true(nd.same_storage(f, m), "case " .. i)
+    end
+  end)
+
+  it("leave to the C binding what they do not make, with the same result", function()
+    local m = nd.arange(24, "int32"):view(2, 3, 4)
+    for i, make in ipairs({
+      function() return m[{ { 2, 1 } }] end, -- empty ranges
+      function() return m[{ {}, { 1, 0 } }] end,
+      function() return m[{ {}, {}, { 5, 4 } }] end,
+      function() return m[{ {}, { 1, 3, 7 } }] end, -- a step past the dim
+      function() return m:narrow(3, 5, 0) end,
+      function() return m:view(4, 0, 6) end,
+      function() return nd.zeros(0, 3):view(3, 0) end,
+      function() return m:permute(3, 2, 1):view(24) end,
+    }) do
+      local ok1, f = pcall(make)
+      nd.use_ffi(false)
+      local ok2, c = pcall(make)
+      nd.use_ffi(true)
+      assert.equals(ok2, ok1, "case " .. i)
+      if ok1 then assert.same(layout(c), layout(f), "case " .. i) end
     end
   end)
 
@@ -149,6 +184,17 @@ describe("FFI views", function()
     same_error(function() return m[0] end)
     same_error(function() return nd.zeros(2, 2, 2):t() end)
     same_error(function() return m:t():narrow(2, 4, 1) end)
+    same_error(function() return m[{ { 0 } }] end)
+    same_error(function() return m[{ { 1, 9 } }] end)
+    same_error(function() return m[{ { 1, 2, 0 } }] end)
+    same_error(function() return m[{ 1, 2, 3 }] end)
+    same_error(function() return m[{ { 1.5 } }] end)
+    same_error(function() return m[{ "x" }] end)
+    same_error(function() return m:view(7) end)
+    same_error(function() return m:view(-1, -1) end)
+    same_error(function() return m:view(2.5) end)
+    same_error(function() return m:view(5, -1) end)
+    same_error(function() return m:t():view(12) end) -- not expressible: C's message
   end)
 
   it("foreign cdata is not a tensor, and nothing crashes", function()

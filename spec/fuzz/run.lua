@@ -55,7 +55,9 @@ local function flat(t)
   return vals
 end
 
-local function is_tensor(x) return type(x) == "userdata" and pcall(function() return x:dim() end) end
+local function is_tensor(x) -- userdata, or under LuaJIT an FFI view (cdata)
+  return (type(x) == "userdata" or type(x) == "cdata") and pcall(function() return x:dim() end)
+end
 
 -- nd's outcome, in the reference's form.
 local function run_nd(prog)
