@@ -1,5 +1,6 @@
 -- The common views under LuaJIT, made in compiled code: t(), transpose,
--- narrow, select, m[i] and view (of a contiguous tensor) build an FFI view (lua/ffi.lua's new_view)
+-- narrow, select, m[i], m[{...}], view (of a contiguous tensor), unsqueeze,
+-- squeeze, permute and expand build an FFI view (lua/ffi.lua's new_view)
 -- instead of calling the C binding, which costs a C API call and a
 -- 320-byte userdata with an environment: about half of m:t(). Anything
 -- unusual (other ranks, arguments out of range or not integers, released
@@ -9,7 +10,7 @@
 return function(ext)
   if not ext.new_view then return end
   local nd, methods, live, new_view = ext.nd, ext.methods, ext.live, ext.new_view
-  local type, floor = type, math.floor
+  local type, floor, tonumber, sel, bit = type, math.floor, tonumber, select, require("bit")
 
   -- A dim or index i of n (1..n or -n..-1) as 0-based, or nil.
   local function pos(i, n)
@@ -81,16 +82,29 @@ return function(ext)
     return drop(a, h, i, j)
   end
 
+  -- The sizes (or dims) given as varargs or as one table, copied into a
+  -- scratch table (no closure: closures stop LuaJIT's compiler): n, or nil
+  -- past 16. Read before anything else can run.
+  local scratch = {}
+  local function sizes_of(...)
+    local n, s1 = sel("#", ...), ...
+    if n == 1 and type(s1) == "table" then
+      n = #s1
+      if n > 16 then return nil end
+      for i = 1, n do scratch[i] = s1[i] end
+    else
+      if n > 16 then return nil end
+      for i = 1, n do scratch[i] = (sel(i, ...)) end
+    end
+    return n
+  end
+
   -- view(sizes) of a contiguous tensor: row-major strides over the same
   -- elements (one size may be -1). Other layouts go to C's stride rules.
-  local c_view, sel = methods.view, _G.select
+  local c_view = methods.view
   local function view(a, ...)
-    local h, n = live(a), sel("#", ...)
-    local sizes = ...
-    if h == nil or n == 0 then return c_view(a, ...) end
-    local tbl = n == 1 and type(sizes) == "table"
-    if tbl then n = #sizes end
-    if n > 16 then return c_view(a, ...) end
+    local h, n = live(a), sizes_of(...)
+    if h == nil or not n or n == 0 then return c_view(a, ...) end
     local numel, expect = 1, 1
     for i = h.ndim - 1, 0, -1 do -- contiguous: size-1 dims' strides are free
       local d = tonumber(h.size[i])
@@ -99,8 +113,7 @@ return function(ext)
     end
     local known, infer = 1, nil
     for i = 1, n do
-      local d
-      if tbl then d = sizes[i] else d = sel(i, ...) end
+      local d = scratch[i]
       if type(d) ~= "number" or d ~= floor(d) or d < -1 or d > 2 ^ 53 then return c_view(a, ...) end
       if d == -1 then
         if infer then return c_view(a, ...) end
@@ -112,6 +125,7 @@ return function(ext)
     if numel == 0 then return c_view(a, ...) end -- empty: C's strides
     if infer then
       if known == 0 or numel % known ~= 0 then return c_view(a, ...) end
+      scratch[infer] = numel / known
     elseif known ~= numel then
       return c_view(a, ...)
     end
@@ -119,11 +133,8 @@ return function(ext)
     vh.ndim = n
     local stride = 1
     for i = n, 1, -1 do
-      local d
-      if i == infer then d = numel / known
-      elseif tbl then d = sizes[i] else d = sel(i, ...) end
-      vh.size[i - 1], vh.stride[i - 1] = d, stride
-      stride = stride * d
+      vh.size[i - 1], vh.stride[i - 1] = scratch[i], stride
+      stride = stride * scratch[i]
     end
     return v
   end
@@ -178,8 +189,109 @@ return function(ext)
     return v or (new_view(a, h)) -- only {}s: the same view
   end
 
+  local function numel(h)
+    local m = 1
+    for i = 0, h.ndim - 1 do m = m * tonumber(h.size[i]) end
+    return m
+  end
+
+  -- unsqueeze(d): a size-1 dim at d (1..ndim+1, or from the end).
+  local c_unsqueeze = methods.unsqueeze
+  local function unsqueeze(a, d)
+    local h = live(a)
+    local j = h ~= nil and h.ndim < 16 and pos(d, h.ndim + 1) or nil
+    if j == nil or numel(h) == 0 then return c_unsqueeze(a, d) end -- empty: C's overflow rule
+    local v, vh = new_view(a, h)
+    local n = h.ndim
+    for i = n, j + 1, -1 do vh.size[i], vh.stride[i] = h.size[i - 1], h.stride[i - 1] end
+    vh.size[j] = 1
+    vh.stride[j] = j == n and 1 or h.size[j] * h.stride[j]
+    vh.ndim = n + 1
+    return v
+  end
+
+  -- squeeze([d]): drops dim d if its size is 1 (every size-1 dim without d).
+  local c_squeeze = methods.squeeze
+  local function squeeze(a, d)
+    local h = live(a)
+    if h == nil or h.ndim == 0 then return c_squeeze(a, d) end
+    local j
+    if d ~= nil then
+      j = pos(d, h.ndim)
+      if j == nil then return c_squeeze(a, d) end
+    end
+    local v, vh = new_view(a, h)
+    local k = 0
+    for i = 0, h.ndim - 1 do
+      if h.size[i] ~= 1 or (j ~= nil and i ~= j) then
+        vh.size[k], vh.stride[k] = h.size[i], h.stride[i]
+        k = k + 1
+      end
+    end
+    vh.ndim = k
+    return v
+  end
+
+  -- permute(p): dims in the order p (a permutation, 1-based or from the end).
+  local c_permute = methods.permute
+  local function permute(a, ...)
+    local h = live(a)
+    if h == nil then return c_permute(a, ...) end
+    local n = sizes_of(...)
+    if n ~= h.ndim or n == 0 then return c_permute(a, ...) end
+    local seen = 0
+    for i = 1, n do
+      local j = pos(scratch[i], n)
+      if j == nil or bit.band(seen, bit.lshift(1, j)) ~= 0 then return c_permute(a, ...) end
+      seen = bit.bor(seen, bit.lshift(1, j))
+    end
+    local v, vh = new_view(a, h)
+    for i = 1, n do
+      local j = pos(scratch[i], n)
+      vh.size[i - 1], vh.stride[i - 1] = h.size[j], h.stride[j]
+    end
+    return v
+  end
+
+  -- expand(sizes): size-1 dims (and new leading ones) repeated, stride 0;
+  -- -1 keeps a dim.
+  local c_expand = methods.expand
+  local function expand(a, ...)
+    local h = live(a)
+    if h == nil then return c_expand(a, ...) end
+    local n = sizes_of(...)
+    local lead = n and n - h.ndim or -1
+    if lead < 0 then return c_expand(a, ...) end
+    local total = 1
+    for i = 1, n do
+      local s, j = scratch[i], i - 1 - lead
+      if type(s) ~= "number" or s ~= floor(s) or s < -1 or s > 2 ^ 31 then return c_expand(a, ...) end
+      if j < 0 then
+        if s < 0 then return c_expand(a, ...) end
+      elseif s ~= -1 and s ~= h.size[j] and h.size[j] ~= 1 then
+        return c_expand(a, ...)
+      end
+      total = total * (s == -1 and tonumber(h.size[j]) or s)
+    end
+    if total > 2 ^ 53 then return c_expand(a, ...) end
+    local v, vh = new_view(a, h)
+    for i = n, 1, -1 do
+      local s, j = scratch[i], i - 1 - lead
+      if j < 0 then
+        vh.size[i - 1], vh.stride[i - 1] = s, 0
+      elseif s == -1 or s == h.size[j] then
+        vh.size[i - 1], vh.stride[i - 1] = h.size[j], h.stride[j]
+      else
+        vh.size[i - 1], vh.stride[i - 1] = s, 0
+      end
+    end
+    vh.ndim = n
+    return v
+  end
+
   for name, f in pairs({ t = t, transpose = transpose, narrow = narrow, select = select,
-                         view = view }) do
+                         view = view, unsqueeze = unsqueeze, squeeze = squeeze,
+                         permute = permute, expand = expand }) do
     ext.fast(nd, name, f)
     ext.fast(methods, name, f)
   end

@@ -53,6 +53,20 @@ describe("FFI views", function()
       function() return m[{ { 1, 3, 2 }, 2, { 5, 1, -2 } }] end,
       function() return m[{ {}, { 4, 1, -3 } }] end,
       function() return m[{ {} }] end,
+      function() return m:unsqueeze(1) end,
+      function() return m:unsqueeze(-1) end,
+      function() return m:unsqueeze(3) end,
+      function() return m:select(2, 1):unsqueeze(2):squeeze() end,
+      function() return m:squeeze(2) end, -- size 4: the same view
+      function() return m[{ {}, { 2 }, {} }]:squeeze(2) end,
+      function() return m[{ { 1 }, { 2 } }]:squeeze() end,
+      function() return m:permute(3, 1, 2) end,
+      function() return m:permute({ 2, 3, 1 }) end,
+      function() return m:permute(-1, 1, 2) end,
+      function() return m:expand(2, 3, 4, 5) end,
+      function() return m:expand(-1, -1, -1) end,
+      function() return m[{ { 1 } }]:expand(6, 4, 5) end,
+      function() return m[{ { 1 }, {}, { 2 } }]:expand({ 2, 3, 4, 7 }) end,
       function() return m:view(60) end,
       function() return m:view(5, -1) end,
       function() return m:view({ 3, 2, 10 }) end,
@@ -96,7 +110,9 @@ describe("FFI views", function()
     assert.equals(66, v:sum())
     assert.tensor_equal(m:t():contiguous(), v:clone())
     assert.same({ 4, 3 }, { v:permute(1, 2):size(1), v:permute(1, 2):size(2) })
-    assert.equals("userdata", type(v:permute(2, 1))) -- a C view of an FFI view
+    local c = v:flip(1):flip(1) -- C views of an FFI view
+    assert.equals("userdata", type(c))
+    assert.same(v:totable(), c:totable())
     assert.same(m:totable(), v:permute(2, 1):totable())
     assert.same({ 1, 5, 9 }, v[2]:totable())
     v[2]:fill_(0) -- writes go to m
@@ -190,6 +206,14 @@ describe("FFI views", function()
     same_error(function() return m[{ 1, 2, 3 }] end)
     same_error(function() return m[{ { 1.5 } }] end)
     same_error(function() return m[{ "x" }] end)
+    same_error(function() return m:unsqueeze(4) end)
+    same_error(function() return m:squeeze(3) end)
+    same_error(function() return m:permute(1, 1) end)
+    same_error(function() return m:permute(1) end)
+    same_error(function() return m:expand(3, 5) end)
+    same_error(function() return m:expand(4) end)
+    same_error(function() return m:expand(-1, 3, 4) end)
+    same_error(function() return m:expand(2.5, 4) end)
     same_error(function() return m:view(7) end)
     same_error(function() return m:view(-1, -1) end)
     same_error(function() return m:view(2.5) end)
