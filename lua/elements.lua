@@ -200,9 +200,6 @@ return function(ext)
         local off = offset_of(h, k, n)
         if off then return read(h, off) end
       end
-      local index = ext.view_index -- lua/views.lua: nil when C must do it
-      local v = index and index(t, h, k)
-      if v then return v end
     end
     return c_index(t, k)
   end

@@ -143,6 +143,7 @@ return function(ext)
   -- owner's first view; cached here weakly on both sides: a weak-keyed
   -- cache would keep a dead owner's anchor one more cycle).
   local keep, c_anchor = C.view_keep, C.anchor
+  local copy, HSIZE = ffi.copy, sizes.nd_tensor
   local anchors = setmetatable({}, { __mode = "kv" })
   function ext.new_view(t, h)
     local a
@@ -156,10 +157,7 @@ return function(ext)
     local v = VT()
     v.nd_tag_, v.nd_kind_, v.nd_t_ = LIVE, VIEW_KIND, v.nd_h_
     local vh = v.nd_h_
-    vh.storage, vh.offset, vh.dtype, vh.ndim = h.storage, h.offset, h.dtype, h.ndim
-    for i = 0, h.ndim - 1 do
-      vh.size[i], vh.stride[i] = h.size[i], h.stride[i]
-    end
+    copy(vh, h, HSIZE) -- no loop over the dims (see lua/views.lua)
     keep[v] = a
     return v, vh
   end

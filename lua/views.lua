@@ -1,16 +1,21 @@
 -- The common views under LuaJIT, made in compiled code: t(), transpose,
--- narrow, select, m[i], m[{...}], view (of a contiguous tensor), unsqueeze,
--- squeeze, permute and expand build an FFI view (lua/ffi.lua's new_view)
--- instead of calling the C binding, which costs a C API call and a
--- 320-byte userdata with an environment: about half of m:t(). Anything
--- unusual (other ranks, arguments out of range or not integers, released
--- tensors) goes to the C binding, which makes the same view or raises the
--- error naming the function. The views are the same as C's: the specs run
--- every view through both paths.
+-- narrow, select, m[i], unsqueeze, squeeze(d) and view (sizes of at most
+-- two dims, of a contiguous tensor of at most two) build an FFI view
+-- (lua/ffi.lua's new_view) instead of calling the C binding, which costs a
+-- C API call and a 320-byte userdata with an environment: about half of
+-- m:t(). Anything else (other ranks or forms, arguments out of range or
+-- not integers, released tensors) goes to the C binding, which makes the
+-- same view or raises the error naming the function.
+--
+-- No loops here: a short loop inside a fast path becomes hot before the
+-- code around it, fails as a root trace ("leaving loop in root trace"),
+-- gets blacklisted, and then every trace through it aborts (a permute
+-- and expand written with loops made unrelated cases 5x slower). Dims are
+-- moved with ffi.copy instead.
 return function(ext)
   if not ext.new_view then return end
   local nd, methods, live, new_view = ext.nd, ext.methods, ext.live, ext.new_view
-  local type, floor, tonumber, sel, bit = type, math.floor, tonumber, select, require("bit")
+  local type, floor, tonumber, copy = type, math.floor, tonumber, ext.ffi.copy
 
   -- A dim or index i of n (1..n or -n..-1) as 0-based, or nil.
   local function pos(i, n)
@@ -60,15 +65,16 @@ return function(ext)
     return v
   end
 
-  -- select(d, i) and m[i]: dim d dropped at index i.
+  -- select(d, i) and m[i]: dim d dropped at index k.
   local function drop(a, h, d, k)
     local v, vh = new_view(a, h)
+    local rest = h.ndim - 1 - d
     vh.offset = h.offset + k * h.stride[d]
-    for j = d, h.ndim - 2 do
-      vh.size[j], vh.stride[j] = h.size[j + 1], h.stride[j + 1]
+    if rest > 0 then
+      copy(vh.size + d, h.size + d + 1, 8 * rest)
+      copy(vh.stride + d, h.stride + d + 1, 8 * rest)
     end
     vh.ndim = h.ndim - 1
-    vh.size[h.ndim - 1], vh.stride[h.ndim - 1] = 0, 0
     return v
   end
   ext.view_drop = drop -- lua/elements.lua's m[i]: loaded before this file, looks it up per call
@@ -82,216 +88,83 @@ return function(ext)
     return drop(a, h, i, j)
   end
 
-  -- The sizes (or dims) given as varargs or as one table, copied into a
-  -- scratch table (no closure: closures stop LuaJIT's compiler): n, or nil
-  -- past 16. Read before anything else can run.
-  local scratch = {}
-  local function sizes_of(...)
-    local n, s1 = sel("#", ...), ...
-    if n == 1 and type(s1) == "table" then
-      n = #s1
-      if n > 16 then return nil end
-      for i = 1, n do scratch[i] = s1[i] end
-    else
-      if n > 16 then return nil end
-      for i = 1, n do scratch[i] = (sel(i, ...)) end
-    end
-    return n
-  end
-
-  -- view(sizes) of a contiguous tensor: row-major strides over the same
-  -- elements (one size may be -1). Other layouts go to C's stride rules.
-  local c_view = methods.view
-  local function view(a, ...)
-    local h, n = live(a), sizes_of(...)
-    if h == nil or not n or n == 0 then return c_view(a, ...) end
-    local numel, expect = 1, 1
-    for i = h.ndim - 1, 0, -1 do -- contiguous: size-1 dims' strides are free
-      local d = tonumber(h.size[i])
-      if d ~= 1 and tonumber(h.stride[i]) ~= expect then return c_view(a, ...) end
-      expect, numel = expect * d, numel * d
-    end
-    local known, infer = 1, nil
-    for i = 1, n do
-      local d = scratch[i]
-      if type(d) ~= "number" or d ~= floor(d) or d < -1 or d > 2 ^ 53 then return c_view(a, ...) end
-      if d == -1 then
-        if infer then return c_view(a, ...) end
-        infer = i
-      else
-        known = known * d
-      end
-    end
-    if numel == 0 then return c_view(a, ...) end -- empty: C's strides
-    if infer then
-      if known == 0 or numel % known ~= 0 then return c_view(a, ...) end
-      scratch[infer] = numel / known
-    elseif known ~= numel then
-      return c_view(a, ...)
-    end
-    local v, vh = new_view(a, h)
-    vh.ndim = n
-    local stride = 1
-    for i = n, 1, -1 do
-      vh.size[i - 1], vh.stride[i - 1] = scratch[i], stride
-      stride = stride * scratch[i]
-    end
-    return v
-  end
-
-  -- m[{...}] (a table of numbers, {} and ranges {first [, last [, step]]})
-  -- when every bound lies inside its dim and every range is non-empty;
-  -- nil otherwise, and lua/elements.lua's index then asks C (empty ranges,
-  -- errors). Numbers drop their dim, ranges keep it.
-  local function bound(b, n) -- 1..n or -n..-1 as 0-based, else nil
-    if type(b) ~= "number" or b ~= floor(b) then return nil end
-    if b > 0 and b <= n then return b - 1 end
-    if b < 0 and b >= -n then return n + b end
-    return nil
-  end
-  function ext.view_index(a, h, key)
-    local n = #key
-    if n == 0 or n > h.ndim then return nil end
-    local d, nd_ = 0, h.ndim
-    local v, vh
-    for k = 1, n do
-      local e = key[k]
-      local size = v and tonumber(vh.size[d]) or tonumber(h.size[d])
-      if type(e) == "number" then
-        local j = bound(e, size)
-        if j == nil or nd_ == 1 then return nil end -- a 0-d result: C
-        if v == nil then v, vh = new_view(a, h) end
-        vh.offset = vh.offset + j * vh.stride[d]
-        for i = d, nd_ - 2 do vh.size[i], vh.stride[i] = vh.size[i + 1], vh.stride[i + 1] end
-        nd_ = nd_ - 1
-        vh.ndim = nd_
-      elseif type(e) == "table" then
-        local m = #e
-        if m > 3 then return nil end
-        if m > 0 then
-          local first = bound(e[1], size)
-          local last = m == 1 and first or bound(e[2], size)
-          local step = m == 3 and e[3] or 1
-          if first == nil or last == nil or type(step) ~= "number" or step ~= floor(step)
-              or step == 0 or step > size or step < -size then return nil end
-          local span = step > 0 and last - first or first - last
-          if span < 0 then return nil end
-          local count = floor(span / (step > 0 and step or -step)) + 1
-          if v == nil then v, vh = new_view(a, h) end
-          vh.offset = vh.offset + first * vh.stride[d]
-          vh.size[d], vh.stride[d] = count, vh.stride[d] * step
-        end
-        d = d + 1
-      else
-        return nil
-      end
-    end
-    return v or (new_view(a, h)) -- only {}s: the same view
-  end
-
-  local function numel(h)
-    local m = 1
-    for i = 0, h.ndim - 1 do m = m * tonumber(h.size[i]) end
-    return m
-  end
-
-  -- unsqueeze(d): a size-1 dim at d (1..ndim+1, or from the end).
+  -- unsqueeze(d): a size-1 dim at d (1..ndim+1, or from the end); its
+  -- stride is the next dim's extent (1 at the end), as C's.
   local c_unsqueeze = methods.unsqueeze
   local function unsqueeze(a, d)
     local h = live(a)
     local j = h ~= nil and h.ndim < 16 and pos(d, h.ndim + 1) or nil
-    if j == nil or numel(h) == 0 then return c_unsqueeze(a, d) end -- empty: C's overflow rule
-    local v, vh = new_view(a, h)
+    if j == nil then return c_unsqueeze(a, d) end
     local n = h.ndim
-    for i = n, j + 1, -1 do vh.size[i], vh.stride[i] = h.size[i - 1], h.stride[i - 1] end
-    vh.size[j] = 1
-    vh.stride[j] = j == n and 1 or h.size[j] * h.stride[j]
+    local st = 1
+    if j < n then
+      st = tonumber(h.size[j]) * tonumber(h.stride[j])
+      if st >= 2 ^ 53 or st <= -2 ^ 53 then return c_unsqueeze(a, d) end -- C's overflow rule
+    end
+    local v, vh = new_view(a, h)
+    if j < n then
+      copy(vh.size + j + 1, h.size + j, 8 * (n - j))
+      copy(vh.stride + j + 1, h.stride + j, 8 * (n - j))
+    end
+    vh.size[j], vh.stride[j] = 1, st
     vh.ndim = n + 1
     return v
   end
 
-  -- squeeze([d]): drops dim d if its size is 1 (every size-1 dim without d).
+  -- squeeze(d): drops dim d if its size is 1 (squeeze() goes to C).
   local c_squeeze = methods.squeeze
   local function squeeze(a, d)
     local h = live(a)
-    if h == nil or h.ndim == 0 then return c_squeeze(a, d) end
-    local j
-    if d ~= nil then
-      j = pos(d, h.ndim)
-      if j == nil then return c_squeeze(a, d) end
-    end
-    local v, vh = new_view(a, h)
-    local k = 0
-    for i = 0, h.ndim - 1 do
-      if h.size[i] ~= 1 or (j ~= nil and i ~= j) then
-        vh.size[k], vh.stride[k] = h.size[i], h.stride[i]
-        k = k + 1
-      end
-    end
-    vh.ndim = k
-    return v
+    local j = h ~= nil and h.ndim > 0 and pos(d, h.ndim) or nil
+    if j == nil then return c_squeeze(a, d) end
+    if h.size[j] == 1 then return drop(a, h, j, 0) end
+    return (new_view(a, h))
   end
 
-  -- permute(p): dims in the order p (a permutation, 1-based or from the end).
-  local c_permute = methods.permute
-  local function permute(a, ...)
+  -- view(n [, m]) of a contiguous tensor of at most 2 dims: row-major
+  -- strides over the same elements (one size may be -1).
+  local c_view = methods.view
+  local function whole(s) return type(s) == "number" and s == floor(s) and s >= -1 and s < 2 ^ 53 end
+  local function view(a, ...)
     local h = live(a)
-    if h == nil then return c_permute(a, ...) end
-    local n = sizes_of(...)
-    if n ~= h.ndim or n == 0 then return c_permute(a, ...) end
-    local seen = 0
-    for i = 1, n do
-      local j = pos(scratch[i], n)
-      if j == nil or bit.band(seen, bit.lshift(1, j)) ~= 0 then return c_permute(a, ...) end
-      seen = bit.bor(seen, bit.lshift(1, j))
+    local s1, s2, s3 = ...
+    if h == nil or s3 ~= nil or not whole(s1) or (s2 ~= nil and not whole(s2)) then
+      return c_view(a, ...)
+    end
+    local numel
+    if h.ndim == 1 then
+      if h.stride[0] ~= 1 and h.size[0] ~= 1 then return c_view(a, ...) end
+      numel = tonumber(h.size[0])
+    elseif h.ndim == 2 then
+      local r, c = tonumber(h.size[0]), tonumber(h.size[1])
+      if (c ~= 1 and h.stride[1] ~= 1) or (r ~= 1 and tonumber(h.stride[0]) ~= c) then
+        return c_view(a, ...)
+      end
+      numel = r * c
+    else
+      return c_view(a, ...)
+    end
+    if numel == 0 then return c_view(a, ...) end -- empty: C's strides
+    if s2 == nil then
+      if s1 == -1 then s1 = numel end
+      if s1 ~= numel then return c_view(a, ...) end
+    else
+      if s1 == -1 and s2 == -1 then return c_view(a, ...) end
+      if s1 == -1 and s2 ~= 0 then s1 = numel / s2 end
+      if s2 == -1 and s1 ~= 0 then s2 = numel / s1 end
+      if s1 ~= floor(s1) or s2 ~= floor(s2) or s1 * s2 ~= numel then return c_view(a, ...) end
     end
     local v, vh = new_view(a, h)
-    for i = 1, n do
-      local j = pos(scratch[i], n)
-      vh.size[i - 1], vh.stride[i - 1] = h.size[j], h.stride[j]
+    if s2 == nil then
+      vh.ndim, vh.size[0], vh.stride[0] = 1, s1, 1
+    else
+      vh.ndim, vh.size[0], vh.stride[0], vh.size[1], vh.stride[1] = 2, s1, s2, s2, 1
     end
-    return v
-  end
-
-  -- expand(sizes): size-1 dims (and new leading ones) repeated, stride 0;
-  -- -1 keeps a dim.
-  local c_expand = methods.expand
-  local function expand(a, ...)
-    local h = live(a)
-    if h == nil then return c_expand(a, ...) end
-    local n = sizes_of(...)
-    local lead = n and n - h.ndim or -1
-    if lead < 0 then return c_expand(a, ...) end
-    local total = 1
-    for i = 1, n do
-      local s, j = scratch[i], i - 1 - lead
-      if type(s) ~= "number" or s ~= floor(s) or s < -1 or s > 2 ^ 31 then return c_expand(a, ...) end
-      if j < 0 then
-        if s < 0 then return c_expand(a, ...) end
-      elseif s ~= -1 and s ~= h.size[j] and h.size[j] ~= 1 then
-        return c_expand(a, ...)
-      end
-      total = total * (s == -1 and tonumber(h.size[j]) or s)
-    end
-    if total > 2 ^ 53 then return c_expand(a, ...) end
-    local v, vh = new_view(a, h)
-    for i = n, 1, -1 do
-      local s, j = scratch[i], i - 1 - lead
-      if j < 0 then
-        vh.size[i - 1], vh.stride[i - 1] = s, 0
-      elseif s == -1 or s == h.size[j] then
-        vh.size[i - 1], vh.stride[i - 1] = h.size[j], h.stride[j]
-      else
-        vh.size[i - 1], vh.stride[i - 1] = s, 0
-      end
-    end
-    vh.ndim = n
     return v
   end
 
   for name, f in pairs({ t = t, transpose = transpose, narrow = narrow, select = select,
-                         view = view, unsqueeze = unsqueeze, squeeze = squeeze,
-                         permute = permute, expand = expand }) do
+                         view = view, unsqueeze = unsqueeze, squeeze = squeeze }) do
     ext.fast(nd, name, f)
     ext.fast(methods, name, f)
   end

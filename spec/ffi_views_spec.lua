@@ -45,34 +45,19 @@ describe("FFI views", function()
       function() return m[1]:t() end,
       function() return nd.t(m[3]) end,
       function() return nd.narrow(m, 1, 2, 2):select(1, 2) end,
-      function() return m[{ {}, { 1, -1, 2 } }] end,
-      function() return m[{ 2, { 2, 3 } }] end,
-      function() return m[{ { -1, 1, -1 } }] end,
-      function() return m[{ {}, {}, 3 }] end,
-      function() return m[{ { 2 } }] end,
-      function() return m[{ { 1, 3, 2 }, 2, { 5, 1, -2 } }] end,
-      function() return m[{ {}, { 4, 1, -3 } }] end,
-      function() return m[{ {} }] end,
+      function() return m:select(2, 1):unsqueeze(2):squeeze(2) end,
+      function() return m:squeeze(2) end, -- size 4: the same view
+      function() return m:narrow(2, 2, 1):squeeze(2) end,
+      function() return m:select(1, 2):view(20) end,
+      function() return m[2][3]:view(5) end,
+      function() return m[3]:view(2, -1) end,
+      function() return m[3]:view(-1, 4) end,
+      function() return m[1]:view(-1) end,
+      function() return m[2]:t():t():view(20, 1) end,
       function() return m:unsqueeze(1) end,
       function() return m:unsqueeze(-1) end,
       function() return m:unsqueeze(3) end,
-      function() return m:select(2, 1):unsqueeze(2):squeeze() end,
       function() return m:squeeze(2) end, -- size 4: the same view
-      function() return m[{ {}, { 2 }, {} }]:squeeze(2) end,
-      function() return m[{ { 1 }, { 2 } }]:squeeze() end,
-      function() return m:permute(3, 1, 2) end,
-      function() return m:permute({ 2, 3, 1 }) end,
-      function() return m:permute(-1, 1, 2) end,
-      function() return m:expand(2, 3, 4, 5) end,
-      function() return m:expand(-1, -1, -1) end,
-      function() return m[{ { 1 } }]:expand(6, 4, 5) end,
-      function() return m[{ { 1 }, {}, { 2 } }]:expand({ 2, 3, 4, 7 }) end,
-      function() return m:view(60) end,
-      function() return m:view(5, -1) end,
-      function() return m:view({ 3, 2, 10 }) end,
-      function() return m:view(-1) end,
-      function() return m[2]:view(2, 10) end,
-      function() return m:select(1, 2):view(1, 20, 1) end,
     }
     for i, make in ipairs(cases) do
       local f, c = both(make)
@@ -86,6 +71,12 @@ describe("FFI views", function()
   it("leave to the C binding what they do not make, with the same result", function()
     local m = nd.arange(24, "int32"):view(2, 3, 4)
     for i, make in ipairs({
+      function() return m[{ {}, { 1, -1, 2 } }] end, -- C views, also under LuaJIT
+      function() return m[{ 2, { 2, 3 } }] end,
+      function() return m:permute(3, 1, 2) end,
+      function() return m:expand(2, 2, 3, 4) end,
+      function() return m:squeeze() end,
+      function() return m:view(4, 3, 2) end,
       function() return m[{ { 2, 1 } }] end, -- empty ranges
       function() return m[{ {}, { 1, 0 } }] end,
       function() return m[{ {}, {}, { 5, 4 } }] end,
