@@ -163,7 +163,10 @@ static int l_fill_(lua_State *L) {
                                 : nd_fill(&e, t, lua_tonumber(L, 2));
   } else {
     nd_tensor *v = ndL_test(L, 2);
-    if (!v || v->ndim != 0)
+    if (v && v->ndim != 0)
+      return ndL_error(L, "fill_: value must be a number, boolean or 0-d "
+                        "tensor, got a %d-d tensor", v->ndim);
+    if (!v)
       return ndL_error(L, "fill_: value must be a number, boolean or 0-d "
                         "tensor, got %s", luaL_typename(L, 2));
     st = nd_check_writable(&e, "fill_", t) ? e.code : nd_copy(&e, t, v);
