@@ -168,16 +168,7 @@ describe("FFI views", function()
 
   it("raise the C binding's errors for bad arguments", function()
     local m = nd.zeros(3, 4)
-    local function same_error(make)
-      nd.use_ffi(true)
-      local ok1, e1 = pcall(make)
-      nd.use_ffi(false)
-      local ok2, e2 = pcall(make)
-      nd.use_ffi(true)
-      assert.is_false(ok1)
-      assert.is_false(ok2)
-      assert.equals(tostring(e2):gsub("^.-:%d+: ", ""), (tostring(e1):gsub("^.-:%d+: ", "")))
-    end
+    local same_error = assert_same_error_both_paths
     same_error(function() return m:narrow(1, 0, 1) end)
     same_error(function() return m:narrow(1, 3, 2) end)
     same_error(function() return m:narrow(1, 1, -1) end)

@@ -136,4 +136,18 @@ function npy_file(header, data)
   return path
 end
 
+-- make() with the FFI paths on and then off (nd.use_ffi) must both raise
+-- the same message (its position aside): the fast paths leave every error
+-- to the C binding.
+function assert_same_error_both_paths(make)
+  nd.use_ffi(true)
+  local ok1, e1 = pcall(make)
+  nd.use_ffi(false)
+  local ok2, e2 = pcall(make)
+  nd.use_ffi(true)
+  assert(not ok1 and not ok2, "expected an error both ways")
+  e1, e2 = tostring(e1):gsub("^.-:%d+: ", ""), tostring(e2):gsub("^.-:%d+: ", "")
+  assert(e1 == e2, ("FFI path raised %q, C binding %q"):format(e1, e2))
+end
+
 return nd
