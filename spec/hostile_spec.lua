@@ -16,7 +16,7 @@ local function both(f)
 end
 
 describe("hostile use of tensors", function()
-  local mt = getmetatable(nd.zeros(1))
+  local mt = debug.getregistry()["nd.Tensor"] -- nd.zeros(1) may be a cdata (lua/small.lua)
 
   it("__gc on a foreign userdata does nothing (io.stdout keeps working)", function()
     mt.__gc(io.stdout)

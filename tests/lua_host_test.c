@@ -69,6 +69,21 @@ int main(void) {
   nd_tensor unset = ND_UNSET;
   m = fails(L, push_it, &unset);
   CHECK(m && strstr(m, "unset"));
+
+  /* A small result (under LuaJIT, a cdata holding its elements, which the
+   * collector frees with no finalizer) kept by nd_share after nd_lua_check
+   * must stay while shared, through collections and reuse of its memory. */
+  CHECK(luaL_dostring(L, "return nd.ones(2, 2) * 3") == 0);
+  nd_tensor *s = nd_lua_check(L, -1);
+  nd_tensor kept = ND_UNSET;
+  nd_share(&kept, s);
+  lua_pop(L, 1);
+  CHECK(luaL_dostring(L, "for i = 1, 3 do collectgarbage()\n"
+                         "  for j = 1, 500 do nd.full({2, 2}, 9):sum() end end") == 0);
+  int64_t ij[2] = {1, 1};
+  double sv = 0;
+  CHECK(nd_get(&e, &kept, ij, &sv) == ND_OK && sv == 3);
+  nd_release(&kept);
   lua_close(L); /* collects x: the wrapped storage is released */
   CHECK(releases == 1);
   double v = 0;

@@ -104,7 +104,11 @@ static const char keep_key = 0;
 /* Pushes the anchor table of the live tensor b at bidx, making it (and
  * the anchor's storage reference) on the first view of an owner. */
 static void push_anchor(lua_State *L, int bidx, ndL_obj *b) {
-  if (b->kind & NDL_CDATA) {
+  if (b->kind & NDL_INLINE) { /* its elements live as long as it does */
+    lua_createtable(L, 1, 0);
+    lua_pushvalue(L, bidx);
+    lua_rawseti(L, -2, 1);
+  } else if (b->kind & NDL_CDATA) {
     lua_pushlightuserdata(L, (void *)&keep_key);
     lua_rawget(L, LUA_REGISTRYINDEX);
     lua_pushvalue(L, bidx);
@@ -179,7 +183,9 @@ ndL_obj *ndL_object(lua_State *L, int idx) {
      * this copy's tag, forged through the FFI, gets further. */
     o = (ndL_obj *)lua_topointer(L, idx);
     if (!o || (o->tag != NDL_LIVE && o->tag != NDL_DEAD) ||
-        o->kind != (NDL_VIEW | NDL_CDATA) || o->t != (nd_tensor *)(o + 1))
+        (o->kind != (NDL_VIEW | NDL_CDATA) &&
+         o->kind != (NDL_INLINE | NDL_CDATA)) ||
+        o->t != (nd_tensor *)(o + 1))
       return NULL;
     return o;
   } else {
@@ -188,9 +194,73 @@ ndL_obj *ndL_object(lua_State *L, int idx) {
   return o->tag == NDL_LIVE || o->tag == NDL_DEAD ? o : NULL;
 }
 
+/* Small tensors made by the FFI (lua/small.lua) keep their elements in
+ * the cdata, which the collector frees with no finalizer, whatever count
+ * of references C holds on the storage. Their storage's ctx is the
+ * address of inline_key. C may keep such a reference past the call (a
+ * host's nd_share after nd_lua_check, contiguous() returning its
+ * argument, a DLPack export, a result sharing it): so every object whose
+ * storage is inline is pinned in the registry's pin set when the binding
+ * takes it, and a sweep unpins those whose storage nothing in C holds
+ * (refs 1: the cdata's own). The sweep runs when the set has doubled, so
+ * pinning is amortized O(1) and the set stays within twice what C holds. */
+static const char inline_key = 0;
+static const char pins_key = 0;
+/* Only cdata and views (which hold no reference) are pinned; see ndL_test. */
+typedef struct pinset {
+  int64_t n, limit;
+} pinset;
+
+static int pinned_by_c(lua_State *L, int idx) {
+  ndL_obj *o = ndL_object(L, idx);
+  nd_storage *s = o && o->t ? o->t->storage : NULL;
+  return s && __atomic_load_n(&s->refs, __ATOMIC_ACQUIRE) > 1;
+}
+
+static void pin(lua_State *L, int idx) {
+  if (idx < 0 && idx > LUA_REGISTRYINDEX) idx = lua_gettop(L) + idx + 1;
+  luaL_checkstack(L, 6, "nd: pinning a small tensor");
+  lua_pushlightuserdata(L, (void *)&pins_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  pinset *p = lua_touserdata(L, -1);
+  get_anchor(L, -1);
+  lua_pushvalue(L, idx);
+  lua_rawget(L, -2);
+  int had = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  if (!had) {
+    lua_pushvalue(L, idx);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    if (++p->n > p->limit) {
+      p->n = 0;
+      lua_pushnil(L);
+      while (lua_next(L, -2)) { /* clearing a visited key is allowed */
+        lua_pop(L, 1);
+        if (pinned_by_c(L, -1)) {
+          p->n++;
+        } else {
+          lua_pushvalue(L, -1);
+          lua_pushnil(L);
+          lua_rawset(L, -4);
+        }
+      }
+      p->limit = p->n * 2 > 64 ? p->n * 2 : 64;
+    }
+  }
+  lua_pop(L, 2);
+}
+
 nd_tensor *ndL_test(lua_State *L, int idx) {
   ndL_obj *o = ndL_object(L, idx);
-  return o && o->tag == NDL_LIVE && o->t->storage ? o->t : NULL;
+  if (!o || o->tag != NDL_LIVE || !o->t->storage) return NULL;
+  /* Not an owner userdata sharing such a storage: it holds a reference
+   * itself (pinned, it would never go), and it exists only while an
+   * object pinned before it does (refs never rises from 1 through it). */
+  if (o->t->storage->ctx == (void *)&inline_key &&
+      (o->kind & (NDL_VIEW | NDL_CDATA)))
+    pin(L, idx);
+  return o->t;
 }
 
 const char *ndL_typename(lua_State *L, int idx) {
@@ -216,7 +286,8 @@ nd_tensor *ndL_check(lua_State *L, int idx, const char *fn) {
 static void drop(ndL_obj *o) {
   if (!o || o->tag != NDL_LIVE) return;
   o->tag = NDL_DEAD;
-  if (!(o->kind & NDL_VIEW)) nd_release(o->t); /* a view only borrows */
+  if (!(o->kind & (NDL_VIEW | NDL_CDATA)))
+    nd_release(o->t); /* a view only borrows; a cdata's storage is inline */
 }
 
 /* Pushes "file:line: " of the user's code that called into nd: the first
@@ -479,7 +550,7 @@ void ndL_set_elem(lua_State *L, int vidx, const nd_tensor *t,
 static int l_gc(lua_State *L) {
   ndL_obj *o = ndL_object(L, 1);
   drop(o);
-  if (o && o->t && !(o->kind & NDL_VIEW)) { /* the header goes with the userdata, never before */
+  if (o && o->t && !(o->kind & (NDL_VIEW | NDL_CDATA))) { /* the header goes with the userdata, never before */
     nd_tensor *h = o->t;
     o->t = NULL;
     o->free(h, sizeof *h, o->ud);
@@ -550,6 +621,8 @@ static int l_struct_sizes(lua_State *L) {
   lua_setfield(L, -2, "nd_blas_plan");
   lua_pushinteger(L, (lua_Integer)sizeof(ndL_obj));
   lua_setfield(L, -2, "nd_lobj");
+  lua_pushinteger(L, (lua_Integer)sizeof(nd_storage));
+  lua_setfield(L, -2, "nd_storage");
   return 1;
 }
 
@@ -568,21 +641,26 @@ static const struct {
   nd_status (*binary)(nd_err *, nd_tensor *, int, int, const nd_operand *,
                       const nd_operand *);
   nd_status (*unary)(nd_err *, nd_tensor *, int, int, const nd_tensor *);
+  nd_status (*fill)(nd_err *, const nd_tensor *, double);
+  nd_status (*fill_i64)(nd_err *, const nd_tensor *, int64_t);
 } ffi_api = {nd_data, nd_has_internal_overlap, nd_matmul_plan, nd_matmul_run,
-             nd_binary_tensors, nd_binary, nd_unary};
+             nd_binary_tensors, nd_binary, nd_unary, nd_fill, nd_fill_i64};
 
 static int l_ffi_api(lua_State *L) {
   lua_pushlightuserdata(L, (void *)&ffi_api);
   return 1;
 }
 
-/* The tags lua/ffi.lua compares (below 2^53: exact as numbers), and an
- * FFI view's kind. */
+/* The tags lua/ffi.lua compares (below 2^53: exact as numbers), the
+ * kinds of an FFI view and of an FFI small tensor, and the mark of the
+ * latter's storage (its ctx). */
 static int l_tags(lua_State *L) {
   lua_pushnumber(L, (lua_Number)NDL_LIVE);
   lua_pushnumber(L, (lua_Number)NDL_DEAD);
   lua_pushnumber(L, NDL_VIEW | NDL_CDATA);
-  return 3;
+  lua_pushnumber(L, NDL_INLINE | NDL_CDATA);
+  lua_pushlightuserdata(L, (void *)&inline_key);
+  return 5;
 }
 
 int luaopen_nd(lua_State *L) {
@@ -619,6 +697,13 @@ int luaopen_nd(lua_State *L) {
     lua_pushliteral(L, "k");
     lua_setfield(L, -2, "__mode");
     lua_setmetatable(L, -2);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+    lua_pushlightuserdata(L, (void *)&pins_key);
+    pinset *p = lua_newuserdata(L, sizeof *p); /* with an environment */
+    p->n = 0;
+    p->limit = 64;
+    lua_newtable(L);
+    set_anchor(L, -2);
     lua_rawset(L, LUA_REGISTRYINDEX);
   }
   lua_newtable(L); /* C: the raw functions, which lua/nd.lua arranges */

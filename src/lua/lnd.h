@@ -28,6 +28,8 @@ typedef struct ndL_obj {
 #define NDL_ANCHORED 2 /* an owner whose views exist (or existed) */
 #define NDL_CDATA 4    /* a LuaJIT FFI view (lua/views.lua): cdata, not
                           userdata; its anchor is in the keep table */
+#define NDL_INLINE 8   /* with NDL_CDATA: a small tensor made by the FFI
+                          (lua/small.lua), its elements inside the cdata */
 /* The object at idx (live or released), NULL when idx holds no nd tensor. */
 ndL_obj *ndL_object(lua_State *L, int idx);
 
