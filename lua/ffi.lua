@@ -68,7 +68,7 @@ return function(ext)
     ndffi2_operand = [[typedef struct ndffi2_operand {
       const ndffi2_tensor *t; int dtype; double f; int64_t i;
     } ndffi2_operand;]],
-    ndffi2_api = [[typedef struct ndffi2_api {
+    ndffi4_api = [[typedef struct ndffi4_api {
       void *(*data)(const ndffi2_tensor *);
       int (*has_internal_overlap)(const ndffi2_tensor *);
       int (*matmul_plan)(ndffi2_err *, ndffi2_plan *, const ndffi2_tensor *,
@@ -80,10 +80,12 @@ return function(ext)
       int (*binary)(ndffi2_err *, ndffi2_tensor *, int, int,
                     const ndffi2_operand *, const ndffi2_operand *);
       int (*unary)(ndffi2_err *, ndffi2_tensor *, int, int, const ndffi2_tensor *);
-    } ndffi2_api;]],
+      int (*fill)(ndffi2_err *, const ndffi2_tensor *, double);
+      int (*fill_i64)(ndffi2_err *, const ndffi2_tensor *, int64_t);
+    } ndffi4_api;]],
   }
   local order = { "ndffi2_err", "ndffi2_storage", "ndffi2_tensor", "ndffi3_lobj",
-    "ndffi2_plan", "ndffi2_operand", "ndffi2_api" }
+    "ndffi2_plan", "ndffi2_operand", "ndffi4_api" }
   for _, name in ipairs(order) do
     if not pcall(ffi.typeof, name) then
       if not pcall(ffi.cdef, decls[name]) then return end
@@ -91,14 +93,14 @@ return function(ext)
   end
   local sizes = C.struct_sizes()
   local mine = { nd_tensor = "ndffi2_tensor", nd_err = "ndffi2_err",
-    nd_blas_plan = "ndffi2_plan", nd_lobj = "ndffi3_lobj" }
+    nd_blas_plan = "ndffi2_plan", nd_lobj = "ndffi3_lobj", nd_storage = "ndffi2_storage" }
   for cname, size in pairs(sizes) do
     local n = mine[cname]
     if not n or ffi.sizeof(n) ~= size then return end -- nd.h drifted: no FFI
   end
 
-  local lib = ffi.cast("const ndffi2_api *", C.ffi_api())
-  local LIVE, _, VIEW_KIND = C.tags()
+  local lib = ffi.cast("const ndffi4_api *", C.ffi_api())
+  local LIVE, _, VIEW_KIND, SMALL_KIND, small_mark = C.tags()
   local mt, vmt, getmetatable, cast = ext.metatable, ext.view_metatable, getmetatable, ffi.cast
   local obj_ptr = ffi.typeof("ndffi3_lobj *")
 
@@ -117,13 +119,27 @@ return function(ext)
   if ffi.sizeof(VT) ~= sizes.nd_lobj + sizes.nd_tensor or ffi.offsetof(VT, "nd_h_") ~= sizes.nd_lobj then
     return
   end
+  -- Small tensors (lua/ops.lua, lua/small.lua): an owner laid out as a
+  -- view, then its storage and up to 128 bytes of elements, all in one
+  -- cdata that the collector frees without a finalizer. Its storage's ctx
+  -- marks it for the C binding, which pins it while C holds a reference
+  -- (src/lua/lnd.c).
+  if not pcall(ffi.typeof, "ndffi4_small") then
+    if not pcall(ffi.cdef, "typedef struct ndffi4_small { uint64_t nd_tag_; "
+        .. "ndffi2_tensor *nd_t_; void *nd_free_; void *nd_ud_; uint64_t nd_kind_; "
+        .. "ndffi2_tensor nd_h_; ndffi2_storage nd_s_; double nd_d_[16]; } ndffi4_small;") then
+      return
+    end
+  end
+  local ST = ffi.typeof("ndffi4_small")
+  if ffi.offsetof(ST, "nd_h_") ~= sizes.nd_lobj then return end
   local istype = ffi.istype
 
   -- A light userdata has no metatable of its own: one set on all of them
   -- (debug.setmetatable) would let an arbitrary address through.
   local light = C.ffi_api()
   local function live(t)
-    if istype(VT, t) then
+    if istype(VT, t) or istype(ST, t) then
       if t.nd_tag_ ~= LIVE then return nil end
       return t.nd_t_
     end
@@ -151,7 +167,10 @@ return function(ext)
       a = keep[t]
     else
       a = anchors[t]
-      if a == nil then a = c_anchor(t); anchors[t] = a end
+      if a == nil then
+        if istype(ST, t) then a = { t } else a = c_anchor(t) end -- a small tensor anchors itself
+        anchors[t] = a
+      end
     end
     if a == nil then error("nd: an FFI view without its anchor", 3) end -- never: keep[t] lives with t
     local v = VT()
@@ -162,7 +181,63 @@ return function(ext)
     return v, vh
   end
   local is_tensor = ext.is_tensor
-  ext.is_tensor = function(v) return istype(VT, v) or is_tensor(v) end
+  ext.is_tensor = function(v) return istype(VT, v) or istype(ST, v) or is_tensor(v) end
+
+  -- new_small(dtype, nbytes): a small tensor of nbytes (1..SMALL) of
+  -- elements, and its header, storage set and dims unset for the caller.
+  -- ffi.new zero-fills it: its elements start at 0.
+  local mark = ffi.cast("void *", small_mark)
+  ext.SMALL = ffi.sizeof(ST) - ffi.offsetof(ST, "nd_d_")
+  local function new_small(dtype, nbytes)
+    local o = ST()
+    local h, s = o.nd_h_, o.nd_s_
+    o.nd_tag_, o.nd_kind_, o.nd_t_ = LIVE, SMALL_KIND, h
+    s.data, s.nbytes, s.refs, s.ctx = o.nd_d_, nbytes, 1, mark
+    h.storage, h.dtype = s, dtype
+    return o, h
+  end
+  ext.new_small = new_small
+  -- Is h row-major contiguous (size-1 dims' strides aside), of at most
+  -- two dims? No loops here, as in lua/views.lua.
+  local tonumber = tonumber
+  local function rowmajor(h)
+    local n = h.ndim
+    if n == 0 then return true end
+    if n == 1 then return h.stride[0] == 1 or h.size[0] == 1 end
+    if n ~= 2 then return false end
+    local c = h.size[1]
+    return (c == 1 or h.stride[1] == 1) and (h.size[0] == 1 or h.stride[0] == c)
+  end
+  ext.rowmajor = rowmajor
+  -- small(dtype, ndim, a, b): a new row-major small tensor of ndim (0 to
+  -- 2) sizes a, b (numbers), or nil when it would be empty or not fit.
+  local ESIZE = { [0] = 4, 8, 4, 8, 1, 1 } -- nd.h's ND_DTYPES order
+  local SMALL = ext.SMALL
+  local function small(dtype, n, a, b)
+    local es = ESIZE[dtype]
+    if n == 0 then
+      local o, r = new_small(dtype, es)
+      return o, r
+    end
+    if n == 1 then
+      if a < 1 or a * es > SMALL then return nil end
+      local o, r = new_small(dtype, a * es)
+      r.ndim, r.size[0], r.stride[0] = 1, a, 1
+      return o, r
+    end
+    if a < 1 or b < 1 or a * b * es > SMALL then return nil end
+    local o, r = new_small(dtype, a * b * es)
+    r.ndim, r.size[0], r.size[1], r.stride[0], r.stride[1] = 2, a, b, b, 1
+    return o, r
+  end
+  ext.small = small
+  -- small_like(h, dtype): the same for h's shape (h row-major, at most
+  -- two dims).
+  function ext.small_like(h, dtype)
+    local n = h.ndim
+    if n > 2 or not rowmajor(h) then return nil end
+    return small(dtype, n, n > 0 and tonumber(h.size[0]) or 1, n > 1 and tonumber(h.size[1]) or 1)
+  end
 
   -- Once every module has set its metamethods: the FFI views' metatable
   -- forwards each to the tensor metatable's current one (nd.use_ffi and
@@ -178,6 +253,7 @@ return function(ext)
         end
       end
       ffi.metatype(VT, fwd)
+      ffi.metatype(ST, fwd)
     end
   end
   ext.ffi = ffi

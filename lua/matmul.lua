@@ -26,8 +26,29 @@ return function(ext)
   local plans = setmetatable({}, { __mode = "k" })
   local weak_values = { __mode = "v" }
 
+  -- A new small result (ext.small) of 2-D operands of one float dtype:
+  -- planned for it and run, no C API call; nil leaves it to the binding.
+  local small, tonumber = ext.small, tonumber
+  local fresh = small and new_plan()
+  local function new_small(a, b)
+    local ha, hb = live(a), live(b)
+    if ha == nil or hb == nil or ha.ndim ~= 2 or hb.ndim ~= 2 or ha.dtype > 1
+        or hb.dtype ~= ha.dtype or ha.size[1] ~= hb.size[0] then
+      return nil
+    end
+    local o, r = small(ha.dtype, 2, tonumber(ha.size[0]), tonumber(hb.size[1]))
+    if o == nil or lib.matmul_plan(err, fresh, ha, hb, r) ~= 0
+        or lib.matmul_run(err, fresh, ha, hb, r) ~= 0 then
+      return nil
+    end
+    return o
+  end
+
   local function matmul(a, b, out)
-    if out ~= nil then
+    if out == nil and fresh then
+      local o = new_small(a, b)
+      if o ~= nil then return o end
+    elseif out ~= nil then
       local ha, hb, ho = live(a), live(b), live(out)
       if ha and hb and ho and ha.ndim == 2 and hb.ndim == 2 and ha.dtype <= 1
           and hb.dtype <= 1 then -- dtypes 0, 1: float32, float64

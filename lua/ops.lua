@@ -65,12 +65,52 @@ return function(ext)
       o.dtype, o.f = FLOAT64, v
     end
   end
+  -- New results of float32/float64 operands of at most two dims, row-major,
+  -- whose elements fit a small tensor (ext.new_small): made here with no
+  -- C API call, no userdata and no finalizer; written by the core through
+  -- the FFI. Same dtype, shape and strides as the C binding's ND_NEW
+  -- result (which follows the inputs' memory order: row-major here).
+  local small_like, rowmajor = ext.small_like, ext.rowmajor
+  local BOOL = 5
+  local function same_shape(ha, hb)
+    local n = ha.ndim
+    if hb.ndim ~= n or n > 2 then return false end
+    return (n == 0 or ha.size[0] == hb.size[0]) and (n < 2 or ha.size[1] == hb.size[1])
+  end
+  -- a op b as a new small tensor, or nil (then the C binding does it).
+  local function new_binary(op, a, b)
+    local ha, hb = live(a), live(b)
+    local h, d = ha or hb, nil
+    if h == nil then return nil end
+    d = h.dtype
+    if d > FLOAT64 then return nil end
+    if ha and hb then
+      if hb.dtype ~= d or not same_shape(ha, hb) or not rowmajor(hb) then return nil end
+    elseif type(ha and b or a) ~= "number" then
+      return nil
+    end
+    local o, r = small_like(h, op >= 7 and BOOL or d)
+    if o == nil then return nil end
+    if ha and hb then
+      if lib.binary_tensors(err, r, ND_OUT, op, ha, hb) ~= 0 then return nil end
+      return o
+    end
+    local x, y = opnd[0], opnd[1]
+    if ha then x.t, x.dtype = ha, d; scalar(y, b) else scalar(x, a); y.t, y.dtype = hb, d end
+    if lib.binary(err, r, ND_OUT, op, x, y) ~= 0 then return nil end
+    return o
+  end
+
   local ops = { add = 0, sub = 1, mul = 2, div = 3, pow = 4, maximum = 5,
     minimum = 6, eq = 7, ne = 8, lt = 9, le = 10, gt = 11, ge = 12 }
+  local meta = { add = "__add", sub = "__sub", mul = "__mul", div = "__div", pow = "__pow" }
   for name, op in pairs(ops) do
     local slow = C[name]
     local function f(a, b, out)
-      if out ~= nil then
+      if out == nil and small_like then
+        local o = new_binary(op, a, b)
+        if o ~= nil then return o end
+      elseif out ~= nil then
         local ho = live(out)
         if ho then
           local ha, hb = live(a), live(b)
@@ -96,5 +136,33 @@ return function(ext)
     end
     ext.fast(nd, name, f, slow)
     ext.fast(methods, name, f, slow)
+    if meta[name] then ext.fast(mt, meta[name], f, slow) end -- Lua passes two operands
+  end
+
+  -- Unary ops on float32/float64: a new small result, or into out.
+  if not small_like then return end
+  local unops = { neg = 13, abs = 14, exp = 15, log = 16, sqrt = 17, sin = 18,
+    cos = 19, tanh = 20, sigmoid = 21, relu = 22, floor = 23, ceil = 24,
+    round = 25, isnan = 26, isfinite = 27 }
+  for name, op in pairs(unops) do
+    local slow = C[name]
+    local function f(a, out)
+      local ha = live(a)
+      if ha ~= nil and ha.dtype <= FLOAT64 then
+        if out == nil then
+          local o, r = small_like(ha, op >= 26 and BOOL or ha.dtype)
+          if o ~= nil and lib.unary(err, r, ND_OUT, op, ha) == 0 then return o end
+        else
+          local ho = live(out)
+          if ho ~= nil and lib.unary(err, ho, ND_OUT, op, ha) == 0 then return out end
+        end
+      end
+      return slow(a, out) -- raises what the fast path declined
+    end
+    ext.fast(nd, name, f, slow)
+    ext.fast(methods, name, f, slow)
+    if name == "neg" then
+      ext.fast(mt, "__unm", function(a) return f(a) end, mt.__unm) -- Lua passes a twice
+    end
   end
 end

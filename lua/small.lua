@@ -1,0 +1,96 @@
+-- Constructors of small tensors under LuaJIT: nd.empty, nd.zeros, nd.ones
+-- and nd.full of one or two sizes whose elements fit a small tensor
+-- (lua/ffi.lua's ext.small: one cdata, no finalizer, no C API call) are
+-- made here. Anything else -- more dims, sizes that are not positive
+-- integers, unknown dtypes, bigger tensors -- goes to the C binding,
+-- which makes it or raises the error naming the function. Like
+-- lua/views.lua, no loops.
+return function(ext)
+  if not ext.small then return end
+  local nd, small, lib, err = ext.nd, ext.small, ext.lib, ext.err
+  local type, floor = type, math.floor
+  local DTYPE = { float32 = 0, float64 = 1, int32 = 2, int64 = 3, uint8 = 4, bool = 5 }
+  local FLOAT64, BOOL = 1, 5
+
+  local function whole(v) return type(v) == "number" and v >= 1 and v == floor(v) end
+  -- Sizes as a table of one or two (no holes), or nil.
+  local function listed(s)
+    local a, b = s[1], s[2]
+    if s[3] ~= nil or #s ~= (b == nil and 1 or 2) or not whole(a) then return nil end
+    if b == nil then return 1, a end
+    if not whole(b) then return nil end
+    return 2, a, b
+  end
+  -- (s1, s2, s3, s4) of empty/zeros/ones: a new small tensor or nil.
+  local function shaped(s1, s2, s3, s4)
+    local n, a, b, d
+    if type(s1) == "table" then
+      if s3 ~= nil then return nil end
+      n, a, b = listed(s1)
+      d = s2
+    elseif whole(s1) then
+      if whole(s2) then
+        if s4 ~= nil then return nil end
+        n, a, b, d = 2, s1, s2, s3
+      else
+        if s3 ~= nil then return nil end
+        n, a, d = 1, s1, s2
+      end
+    end
+    if n == nil then return nil end
+    local dtype = FLOAT64
+    if d ~= nil then
+      dtype = DTYPE[d]
+      if dtype == nil then return nil end
+    end
+    local o, h = small(dtype, n, a, b)
+    return o, h
+  end
+
+  -- v as the core writes it (lcopies.c's fill): integral values (not -0.0)
+  -- as integers, others as doubles.
+  local function fill(h, v)
+    local s
+    if type(v) == "boolean" then
+      s = lib.fill_i64(err, h, v and 1 or 0)
+    elseif v == floor(v) and v >= -2 ^ 63 and v < 2 ^ 63 and (v ~= 0 or 1 / v > 0) then
+      s = lib.fill_i64(err, h, v)
+    else
+      s = lib.fill(err, h, v)
+    end
+    return s == 0
+  end
+
+  local c_empty, c_zeros, c_ones, c_full = nd.empty, nd.zeros, nd.ones, nd.full
+  local function empty(...)
+    local o = shaped(...)
+    if o == nil then return c_empty(...) end
+    return o -- zero-filled, as every new small tensor
+  end
+  local function zeros(...)
+    local o = shaped(...)
+    if o == nil then return c_zeros(...) end
+    return o
+  end
+  local function ones(...)
+    local o, h = shaped(...)
+    if o == nil or not fill(h, 1) then return c_ones(...) end
+    return o
+  end
+  local function full(s, v, d, x)
+    local tv = type(v)
+    if type(s) == "table" and x == nil and (tv == "number" or tv == "boolean") then
+      local n, a, b = listed(s)
+      local dtype = d == nil and (tv == "boolean" and BOOL or FLOAT64) or DTYPE[d]
+      if n ~= nil and dtype ~= nil then
+        local o, h = small(dtype, n, a, b)
+        if o ~= nil and fill(h, v) then return o end
+      end
+    end
+    return c_full(s, v, d, x)
+  end
+  ext.fast(nd, "empty", empty)
+  ext.fast(nd, "zeros", zeros)
+  ext.fast(nd, "ones", ones)
+  ext.fast(nd, "full", full)
+end

@@ -1,0 +1,252 @@
+-- Small tensors (lua/small.lua, lua/ops.lua, lua/matmul.lua): under
+-- LuaJIT with the JIT on, new results of up to 128 bytes of elements --
+-- constructors, float elementwise ops and matmul -- are cdata holding
+-- their elements, made without a C API call or a finalizer. They must be
+-- the same tensors as the C binding's (nd.use_ffi(false)), work with every
+-- function, raise the same errors, and keep their elements while anything
+-- -- a view, a C reference -- still reaches them.
+local nd = require "nd"
+require "nd.testing"
+
+describe("small tensors", function()
+  if not (jit and nd.use_ffi()) then
+    it("are made only by LuaJIT with the JIT on", function()
+      assert.equals("userdata", type(nd.zeros(3)))
+      assert.equals("userdata", type(nd.ones(3) + nd.ones(3)))
+    end)
+    return
+  end
+  after_each(function() nd.use_ffi(true) end)
+
+  -- Values as strings: NaN equals itself, -0 differs from 0.
+  local function values(t)
+    local flat = t:contiguous():view(t:numel()):totable()
+    for i, v in ipairs(flat) do flat[i] = type(v) == "number" and ("%.17g"):format(v) or tostring(v) end
+    return flat
+  end
+  local function layout(t, skip_values)
+    return { t:size(), t:stride(), t:storage_offset(), t:dtype(), skip_values or values(t) }
+  end
+  local function both(make)
+    nd.use_ffi(true)
+    local f = make()
+    nd.use_ffi(false)
+    local c = make()
+    nd.use_ffi(true)
+    return f, c
+  end
+
+  local f32 = nd.tensor({ 1.5, -2, 0 }, "float32")
+  local g32 = nd.tensor({ 4, 0, -0.5 }, "float32")
+  local f64 = nd.tensor({ 0.25, 0 / 0, -3 })
+  local g64 = nd.tensor({ 2, 2, 1 / 0 })
+  local m32 = nd.arange(16, "float32"):view(4, 4) / 7
+  local n32 = nd.arange(16, "float32"):view(4, 4):t():contiguous() - 3
+  local m64 = nd.arange(16):view(4, 4) / 7 -- 16 doubles: 128 bytes, the most
+  local row, col = nd.tensor({ { 1, 2, 3 } }), nd.tensor({ { 1 }, { 2 }, { 3 } })
+  local zero_d = nd.tensor(2.5)
+
+  it("are cdata, and the same tensors as the C binding's", function()
+    local cases = {
+      function() return nd.zeros(3) end,
+      function() return nd.zeros(2, 3, "int32") end,
+      function() return nd.zeros({ 4 }, "uint8") end,
+      function() return nd.zeros({ 2, 8 }) end,
+      function() return nd.zeros(128, "bool") end,
+      function() return nd.ones(2, 2, "bool") end,
+      function() return nd.ones({ 3, 1 }) end,
+      function() return nd.ones(1, 3, "int64") end,
+      function() return nd.full({ 2, 2 }, 7, "int64") end,
+      function() return nd.full({ 3 }, 1.5, "float32") end,
+      function() return nd.full({ 2 }, -0.0) end,
+      function() return nd.full({ 2 }, true) end,
+      function() return nd.full({ 16 }, 2 ^ 40, "int64") end,
+      function() return nd.full({ 3 }, 3.7, "int32") end,
+      function() return nd.full({ 2 }, -1, "uint8") end,
+      function() return nd.full({ 2 }, 0 / 0, "float32") end,
+      function() return f32 + g32 end,
+      function() return f32 - g32 end,
+      function() return f32 * g32 end,
+      function() return f32 / g32 end,
+      function() return f32 ^ g32 end,
+      function() return f64 + g64 end,
+      function() return f64 / g64 end,
+      function() return nd.maximum(f64, g64) end,
+      function() return nd.minimum(f32, g32) end,
+      function() return f32:eq(g32) end,
+      function() return f64:ne(g64) end,
+      function() return nd.lt(f32, g32) end,
+      function() return f64:le(g64) end,
+      function() return f32:gt(g32) end,
+      function() return f64:ge(g64) end,
+      function() return 2 - f32 end,
+      function() return f32 / 0 end,
+      function() return f64 ^ 0.5 end,
+      function() return f32 ^ 2 end,
+      function() return f32 * -0.0 end,
+      function() return f32 * 1e300 end, -- a number never widens a float32
+      function() return 3 * f64 end,
+      function() return f64:gt(0) end,
+      function() return nd.maximum(f32, 1) end,
+      function() return m32 + n32 end,
+      function() return m64 * m64 end,
+      function() return m64 - 1 end,
+      function() return row + row end,
+      function() return col * col end,
+      function() return zero_d + zero_d end,
+      function() return zero_d * 2 end,
+      function() return m32[2] + m32[3] end, -- FFI views as operands
+      function() return -f32 end,
+      function() return -m64 end,
+      function() return m32:matmul(n32) end,
+      function() return m64:matmul(m64) end,
+      function() return nd.matmul(m32:t(), n32) end, -- a transposed operand
+      function() return nd.arange(6, "float32"):view(2, 3):matmul(nd.ones(3, 2, "float32")) end,
+      function() return row:matmul(col) end,
+    }
+    for _, name in ipairs({ "neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh",
+                            "sigmoid", "relu", "floor", "ceil", "round", "isnan", "isfinite" }) do
+      cases[#cases + 1] = function() return f32[name](f32) end
+      cases[#cases + 1] = function() return nd[name](f64) end
+      cases[#cases + 1] = function() return m64[name](m64) end
+    end
+    for i, make in ipairs(cases) do
+      local f, c = both(make)
+      assert.equals("cdata", type(f), "case " .. i)
+      assert.equals("userdata", type(c), "case " .. i)
+      assert.same(layout(c), layout(f), "case " .. i)
+    end
+    local e = nd.empty(2, 3, "float32") -- values unspecified
+    assert.equals("cdata", type(e))
+    nd.use_ffi(false)
+    assert.same(layout(nd.empty(2, 3, "float32"), true), layout(e, true))
+  end)
+
+  it("leave to the C binding what they do not make, with the same result", function()
+    local i32 = nd.tensor({ 1, 2, 3 }, "int32")
+    for i, make in ipairs({
+      function() return nd.zeros(17) end, -- 136 bytes
+      function() return nd.zeros(33, "float32") end,
+      function() return nd.zeros(129, "uint8") end,
+      function() return nd.zeros(2, 2, 2) end,
+      function() return nd.zeros(0) end,
+      function() return nd.zeros(3, 0) end,
+      function() return nd.zeros({}) end,
+      function() return nd.full({ 2, 2, 2 }, 1) end,
+      function() return i32 + i32 end,
+      function() return i32 * 2 end,
+      function() return -i32 end,
+      function() return f32 + f64 end,
+      function() return f32 + nd.tensor({ 1 }, "float32") end, -- broadcast
+      function() return row + col end,
+      function() return m32:t() + n32 end, -- not row-major
+      function() return m32:t():exp() end,
+      function() return nd.arange(17) * 2 end,
+      function() return f32 + true end,
+      function() return m32:matmul(m64) end,
+      function() return nd.ones(2, 5):matmul(nd.ones(5, 9)) end, -- 144 bytes
+    }) do
+      local f, c = both(make)
+      assert.equals("userdata", type(f), "case " .. i)
+      assert.same(layout(c), layout(f), "case " .. i)
+    end
+  end)
+
+  it("raise the C binding's errors for bad arguments", function()
+    local same_error = assert_same_error_both_paths
+    same_error(function() return nd.zeros(-1) end)
+    same_error(function() return nd.zeros(2.5) end)
+    same_error(function() return nd.zeros(3, "float16") end)
+    same_error(function() return nd.zeros(3, "float32", 1) end)
+    same_error(function() return nd.empty({ 3, "x" }) end)
+    same_error(function() return nd.ones(2, {}) end)
+    same_error(function() return nd.full(3, 1) end)
+    same_error(function() return nd.full({ 3 }, "x") end)
+    same_error(function() return nd.full({ 3 }, 1, "half") end)
+    same_error(function() return f32 + nd.ones(2, "float32") end)
+    same_error(function() return m32:matmul(nd.ones(3, 4, "float32")) end)
+    same_error(function() return f32 + "x" end)
+    same_error(function() return nd.exp("x") end)
+    same_error(function() return f32:exp(nd.zeros(4, "float32")) end)
+    same_error(function() return nd.isnan(f32, nd.zeros(3, "float32")) end)
+  end)
+
+  it("are tensors for every function, and their views outlive them", function()
+    local r = m32 + 0 -- cdata
+    assert.equals("cdata", type(r))
+    assert.equals(m32:sum(), r:sum())
+    assert.tensor_equal(m32:t(), r:t())
+    local v, p, s = r:t(), r:permute(2, 1), r[2] -- an FFI view, a C view, an FFI view
+    assert.equals("userdata", type(p))
+    r:release()
+    assert_error_matches(function() return r:sum() end, "sum", "released")
+    r = nil
+    collectgarbage(); collectgarbage()
+    assert.tensor_equal(m32:t(), v)
+    assert.tensor_equal(m32:t(), p)
+    s:fill_(0) -- writes through one view reach the others
+    assert.equals(0, v[{ {}, 2 }]:sum())
+    assert.equals(0, p[{ {}, 2 }]:sum())
+    local o = nd.empty(3, "float32")
+    nd.add(f32, g32, o) -- an out= that is a small tensor
+    assert.tensor_equal(f32 + g32, o)
+    nd.exp(f32, o)
+    assert.tensor_equal(f32:exp(), o)
+    assert.is_true(tostring(o):find("float32 tensor of size {3}", 1, true) ~= nil)
+  end)
+
+  it("stay while C holds their storage, and go when it lets go", function()
+    local weak = setmetatable({}, { __mode = "v" })
+    local function churn() -- many small tensors through C calls: pins are swept
+      for _ = 1, 300 do nd.full({ 16 }, -1):sum() end
+      collectgarbage(); collectgarbage()
+    end
+    -- In functions of their own: a dead local's stack slot would keep it.
+    local function make()
+      local s = nd.ones(2, 3) * 7
+      assert.equals("cdata", type(s))
+      weak[1] = s
+      return s:reshape(6) -- a C-made owner sharing s's storage
+    end
+    local r = make()
+    assert.equals("userdata", type(r))
+    churn(); churn()
+    assert.is_true(weak[1] ~= nil) -- not weak[1] itself: luassert may keep its arguments
+    assert.same({ 7, 7, 7, 7, 7, 7 }, r:totable())
+    r = nil
+    churn(); churn()
+    assert.is_nil(weak[1])
+    -- The same through a C view of one (which holds no reference itself).
+    local function through_view()
+      local s = nd.ones(2, 3) * 5
+      weak[3] = s
+      return s:permute(1, 2):reshape(3, 2)
+    end
+    r = through_view()
+    churn(); churn()
+    assert.is_true(weak[3] ~= nil)
+    for _ = 1, 200 do nd.full({ 2, 3 }, -1):add(0) end -- memory reused if freed
+    assert.same({ { 5, 5 }, { 5, 5 }, { 5, 5 } }, r:totable())
+    r = nil
+    churn(); churn()
+    assert.is_nil(weak[3])
+    -- Nothing is pinned for what C only reads.
+    local function read() weak[2] = nd.ones(3) + 1; return weak[2]:sum() end
+    assert.equals(6, read())
+    churn(); churn()
+    assert.is_nil(weak[2])
+  end)
+
+  it("keep allocating loops bounded, with no finalizer", function()
+    collectgarbage()
+    local before = collectgarbage("count")
+    local a, b = nd.ones(3, "float32"), nd.ones(3, "float32")
+    for _ = 1, 200000 do
+      local p = a + b
+      local q = p * 0.016
+      local _ = q:exp()
+    end
+    collectgarbage()
+    assert.is_true(collectgarbage("count") - before < 1024)
+  end)
+end)
