@@ -36,19 +36,33 @@ return function(ext)
     if i < 1 or i > size then return nil end
     return (i - 1) * h.stride[d]
   end
-  local function offset(h, n, ...)
+  -- One and two dims without a loop: a loop this short fails as a root
+  -- trace when the code around it is hot, and every trace through it
+  -- aborts (see lua/views.lua).
+  local function offset(h, n, i1, i2, ...)
     if n ~= h.ndim then return nil end
-    local off = h.offset
-    for d = 0, n - 1 do
-      local s = step(h, d, (select(d + 1, ...)))
+    if n == 0 then return h.offset end
+    local s1 = step(h, 0, i1)
+    if not s1 then return nil end
+    if n == 1 then return h.offset + s1 end
+    local s2 = step(h, 1, i2)
+    if not s2 then return nil end
+    local off = h.offset + s1 + s2
+    for d = 2, n - 1 do
+      local s = step(h, d, (select(d - 1, ...)))
       if not s then return nil end
       off = off + s
     end
     return off
   end
-  local function offset_of(h, k, n)
-    local off = h.offset
-    for d = 0, n - 1 do
+  local function offset_of(h, k, n) -- n >= 1
+    local s1 = step(h, 0, k[1])
+    if not s1 then return nil end
+    if n == 1 then return h.offset + s1 end
+    local s2 = step(h, 1, k[2])
+    if not s2 then return nil end
+    local off = h.offset + s1 + s2
+    for d = 2, n - 1 do
       local s = step(h, d, k[d + 1])
       if not s then return nil end
       off = off + s
@@ -192,13 +206,18 @@ return function(ext)
       elseif nd_ > 1 and k == floor(k) then -- a view: lua/views.lua's FFI view
         local drop, n = ext.view_drop, tonumber(h.size[0])
         local j = (k > 0 and k <= n) and k - 1 or (k < 0 and k >= -n) and n + k or nil
-        if drop and j then return drop(t, h, 0, j) end
+        if drop and j then return (drop(t, h, 0, j)) end
       end
     elseif tk == "table" then
       local n = #k
       if n == h.ndim and n > 0 then
         local off = offset_of(h, k, n)
         if off then return read(h, off) end
+      end
+      local view = ext.view_index -- lua/views.lua's FFI view, or nil
+      if view then
+        local v = view(t, h, k)
+        if v ~= nil then return v end
       end
     end
     return c_index(t, k)

@@ -75,9 +75,77 @@ return function(ext)
       copy(vh.stride + d, h.stride + d + 1, 8 * rest)
     end
     vh.ndim = h.ndim - 1
-    return v
+    return v, vh
   end
   ext.view_drop = drop -- lua/elements.lua's m[i]: loaded before this file, looks it up per call
+
+  -- m[{...}] with one or two entries (lua/elements.lua asks, as for
+  -- m[i]): entry e on dim d of h, read as lviews.c's apply_index reads it
+  -- (raw, the first #e entries), gives the 0-based first position, count
+  -- and step of a non-empty range with a positive step, or the position
+  -- alone of a number; nil leaves the entry to C (empty or reversed
+  -- ranges, bounds past the end, errors).
+  local rawget, huge = rawget, 2 ^ 53
+  local function entry(h, d, e)
+    local n = tonumber(h.size[d])
+    if type(e) == "number" then return pos(e, n) end
+    if type(e) ~= "table" then return nil end
+    local m = #e
+    if m == 0 then return 0, n, 1 end
+    if m > 3 then return nil end
+    local a, b, st = rawget(e, 1), rawget(e, m >= 2 and 2 or 1), m == 3 and rawget(e, 3) or 1
+    if type(st) ~= "number" or st < 1 or st ~= floor(st) then return nil end
+    local f, l = pos(a, n), pos(b, n)
+    if f == nil or l == nil or l < f then return nil end
+    local c = floor((l - f) / st) + 1
+    local hs = tonumber(h.stride[d]) * st
+    if hs >= huge or hs <= -huge then return nil end -- C's overflow rule, left to C
+    return f, c, st
+  end
+  -- Dim d of vh becomes that range of h's dim hd.
+  local function range(vh, d, h, hd, f, c, st)
+    vh.offset = vh.offset + f * h.stride[hd]
+    vh.size[d] = c
+    vh.stride[d] = h.stride[hd] * st
+  end
+  function ext.view_index(t, h, k)
+    local n = #k
+    if n < 1 or n > 2 or n > h.ndim then return nil end
+    local f1, c1, s1 = entry(h, 0, rawget(k, 1))
+    if f1 == nil then return nil end
+    if n == 1 then
+      if c1 == nil then return (drop(t, h, 0, f1)) end
+      local v, vh = new_view(t, h)
+      range(vh, 0, h, 0, f1, c1, s1)
+      return v
+    end
+    local f2, c2, s2 = entry(h, 1, rawget(k, 2))
+    if f2 == nil then return nil end
+    if c1 ~= nil and c2 ~= nil then
+      local v, vh = new_view(t, h)
+      range(vh, 0, h, 0, f1, c1, s1)
+      range(vh, 1, h, 1, f2, c2, s2)
+      return v
+    end
+    if c1 ~= nil then -- a range, then a number: dim 2 goes
+      local v, vh = drop(t, h, 1, f2)
+      range(vh, 0, h, 0, f1, c1, s1)
+      return v
+    end
+    if c2 ~= nil then -- a number, then a range: dim 1 goes
+      local v, vh = drop(t, h, 0, f1)
+      range(vh, 0, h, 1, f2, c2, s2)
+      return v
+    end
+    if h.ndim == 2 then return nil end -- an element: lua/elements.lua's
+    local v, vh = drop(t, h, 0, f1)
+    local rest = h.ndim - 2
+    vh.offset = vh.offset + f2 * h.stride[1]
+    copy(vh.size, h.size + 2, 8 * rest)
+    copy(vh.stride, h.stride + 2, 8 * rest)
+    vh.ndim = rest
+    return v
+  end
 
   local c_select = methods.select
   local function select(a, d, k)
@@ -85,7 +153,7 @@ return function(ext)
     local i = h ~= nil and h.ndim > 0 and pos(d, h.ndim) or nil
     local j = i ~= nil and pos(k, tonumber(h.size[i])) or nil
     if j == nil then return c_select(a, d, k) end
-    return drop(a, h, i, j)
+    return (drop(a, h, i, j))
   end
 
   -- unsqueeze(d): a size-1 dim at d (1..ndim+1, or from the end); its
@@ -117,7 +185,7 @@ return function(ext)
     local h = live(a)
     local j = h ~= nil and h.ndim > 0 and pos(d, h.ndim) or nil
     if j == nil then return c_squeeze(a, d) end
-    if h.size[j] == 1 then return drop(a, h, j, 0) end
+    if h.size[j] == 1 then return (drop(a, h, j, 0)) end
     return (new_view(a, h))
   end
 

@@ -58,6 +58,19 @@ describe("FFI views", function()
       function() return m:unsqueeze(-1) end,
       function() return m:unsqueeze(3) end,
       function() return m:squeeze(2) end, -- size 4: the same view
+      function() return m[{ {}, { 1, -1, 2 } }] end, -- index tables of one or two entries
+      function() return m[{ 2, { 2, 3 } }] end,
+      function() return m[{ { 2, 3 }, 4 }] end,
+      function() return m[{ 3, 2 }] end,
+      function() return m[{ -1 }] end,
+      function() return m[{ { 2 } }] end,
+      function() return m[{ { -2, -1 }, { 1, 4, 3 } }] end,
+      function() return m[{ {}, {} }] end,
+      function() return m[{ { 1, 3, 5 } }] end, -- a step past the end: one element
+      function() return m[2][{ { 1, 4, 2 }, { 2, 5, 2 } }] end,
+      function() return m[2][{ 4, { 2, -1 } }] end,
+      function() return m[1]:t()[{ { 2, 4 }, 1 }] end,
+      function() return m[{ 1, {} }]:t() end,
     }
     for i, make in ipairs(cases) do
       local f, c = both(make)
@@ -71,8 +84,11 @@ describe("FFI views", function()
   it("leave to the C binding what they do not make, with the same result", function()
     local m = nd.arange(24, "int32"):view(2, 3, 4)
     for i, make in ipairs({
-      function() return m[{ {}, { 1, -1, 2 } }] end, -- C views, also under LuaJIT
-      function() return m[{ 2, { 2, 3 } }] end,
+      function() return m[{ 1, 2, { 2, 3 } }] end, -- three entries: C views
+      function() return m[{ {}, {}, { 1, 4, 2 } }] end,
+      function() return m[{ { 3, 1, -1 } }] end, -- a negative step
+      function() return m[{ { 1, 2, 2 ^ 62 } }] end, -- a step whose stride overflows
+      function() return m[{ 1, 2 }] end, -- both dims of three: an FFI view
       function() return m:permute(3, 1, 2) end,
       function() return m:expand(2, 2, 3, 4) end,
       function() return m:squeeze() end,
