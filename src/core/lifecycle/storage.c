@@ -55,10 +55,11 @@ static struct {
 static struct {
   int mu; /* a spin lock: held for a few instructions */
   void *head[SMALL_CLASSES + CACHE_CLASSES];
+  void *tail[SMALL_CLASSES + CACHE_CLASSES];
   int count[SMALL_CLASSES + CACHE_CLASSES];
   size_t bytes;
   int on; /* 0 unknown, 1 on, -1 off */
-} cache = {0, {0}, {0}, 0, 0};
+} cache = {0, {0}, {0}, {0}, 0, 0};
 
 /* pthread_mutex_lock + unlock was a fifth of nd.empty(3) here. */
 static void cache_lock(void) {
@@ -131,7 +132,15 @@ static void block_free(void *p, size_t n) {
     cache_lock();
     int kept = cache.count[c] < per_class(c, cap) &&
                cache.bytes + cap <= CACHE_BYTES;
-    if (kept) {
+    if (kept && c >= SMALL_CLASSES) {
+      /* First in, first out: the collector finalizes a batch newest
+       * first, so the newest (warmest) block is the first reused. */
+      *(void **)p = NULL;
+      if (cache.head[c]) *(void **)cache.tail[c] = p; else cache.head[c] = p;
+      cache.tail[c] = p;
+      cache.count[c]++;
+      cache.bytes += cap;
+    } else if (kept) {
       *(void **)p = cache.head[c];
       cache.head[c] = p;
       cache.count[c]++;
