@@ -26,10 +26,12 @@ return function(ext)
   local plans = setmetatable({}, { __mode = "k" })
   local weak_values = { __mode = "v" }
 
-  -- A new small result (ext.small) of 2-D operands of one float dtype:
-  -- planned for it and run, no C API call; nil leaves it to the binding.
+  -- A new small result (ext.small) of 2-D operands of one float dtype,
+  -- no C API call; nil leaves it to the binding. Every such result is
+  -- row-major at offset 0, so the plan for (a, b) is the plan for all of
+  -- them: kept per a as plans are per out above.
   local small, tonumber = ext.small, tonumber
-  local fresh = small and new_plan()
+  local fresh = setmetatable({}, { __mode = "k" }) -- a -> { plan =, ops = { b = b } }
   local function new_small(a, b)
     local ha, hb = live(a), live(b)
     if ha == nil or hb == nil or ha.ndim ~= 2 or hb.ndim ~= 2 or ha.dtype > 1
@@ -37,15 +39,20 @@ return function(ext)
       return nil
     end
     local o, r = small(ha.dtype, 2, tonumber(ha.size[0]), tonumber(hb.size[1]))
-    if o == nil or lib.matmul_plan(err, fresh, ha, hb, r) ~= 0
-        or lib.matmul_run(err, fresh, ha, hb, r) ~= 0 then
-      return nil
+    if o == nil then return nil end
+    local entry = fresh[a]
+    if entry == nil or entry.ops.b ~= b then
+      local plan = new_plan()
+      if lib.matmul_plan(err, plan, ha, hb, r) ~= 0 then return nil end
+      entry = { plan = plan, ops = setmetatable({ b = b }, weak_values) }
+      fresh[a] = entry
     end
+    if lib.matmul_run(err, entry.plan, ha, hb, r) ~= 0 then return nil end
     return o
   end
 
   local function matmul(a, b, out)
-    if out == nil and fresh then
+    if out == nil and small then
       local o = new_small(a, b)
       if o ~= nil then return o end
     elseif out ~= nil then

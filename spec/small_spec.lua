@@ -237,6 +237,26 @@ describe("small tensors", function()
     assert.is_nil(weak[2])
   end)
 
+  it("matmul plans a new result once per pair of operands", function()
+    local a = nd.arange(16, "float32"):view(4, 4)
+    local bs = { nd.eye(4, "float32"), nd.ones(4, 4, "float32"), a:t(), nd.ones(4, 2, "float32") }
+    for round = 1, 3 do
+      for i, b in ipairs(bs) do
+        local r = a:matmul(b)
+        assert.equals("cdata", type(r), "operand " .. i)
+        nd.use_ffi(false)
+        assert.same(layout(a:matmul(b)), layout(r), "operand " .. i .. ", round " .. round)
+        nd.use_ffi(true)
+      end
+    end
+    for _ = 1, 3 do -- operands collected and made again: never a stale plan
+      local b = nd.full({ 4, 3 }, 2, "float32")
+      assert.same(layout(a:contiguous():matmul(nd.full({ 4, 3 }, 2, "float32"))), layout(a:matmul(b)))
+      b = nil
+      collectgarbage()
+    end
+  end)
+
   it("keep allocating loops bounded, with no finalizer", function()
     collectgarbage()
     local before = collectgarbage("count")
