@@ -193,6 +193,26 @@ describe("small tensors", function()
     nd.exp(f32, o)
     assert.tensor_equal(f32:exp(), o)
     assert.is_true(tostring(o):find("float32 tensor of size {3}", 1, true) ~= nil)
+    -- Lua and C functions alike, with the FFI paths on or off.
+    local x, y = nd.ones(2, 2) * 2, nd.zeros(2, 2)
+    for _, on in ipairs({ true, false }) do
+      nd.use_ffi(on)
+      assert.same({ { 2, 2 }, { 2, 2 }, { 0, 0 }, { 0, 0 } }, nd.cat({ x, y }):totable())
+      assert.same({ 2, 2, 2 }, { nd.stack({ x, y }):size(1), nd.stack({ x, y }):size(2), #x })
+      assert.same({ { 2, 0 }, { 2, 0 } }, nd.where(nd.tensor({ true, false }), x, y):totable())
+      assert.tensor_equal(x:clone(), x:to("float32"):to("float64"))
+      assert.is_true(nd.equal(x + y, x) and nd.allclose(x * 0.5, nd.ones(2, 2)))
+      assert.equals(8, (x + y):sum())
+      assert.equals(2, x[{ 2, 1 }])
+      x[{ 1, 2 }] = 5 -- writes into the cdata's elements
+      assert.equals(5, x:get(1, 2))
+      x:set(1, 2, 2)
+    end
+    nd.use_ffi(true)
+    local path = os.tmpname()
+    nd.save(path, x)
+    assert.tensor_equal(x, nd.load(path))
+    os.remove(path)
   end)
 
   it("stay while C holds their storage, and go when it lets go", function()
