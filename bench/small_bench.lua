@@ -33,6 +33,8 @@ local rows = {
   { "a:exp(), 3 elements", function() return a3:exp() end, "np.exp(a)", 0.5 },
   { "a:add(b, out), 3 elements", function() return a3:add(b3, o3) end, "np.add(a, b, out=o)", 0.1 },
   { "a:mul(0.016, out), 3 elements", function() return a3:mul(0.016, o3) end, "np.multiply(a, 0.016, out=o)", 0.1 },
+  { "a:neg(out), 3 elements", function() return a3:neg(o3) end, "np.negative(a, out=o)", 0.1 },
+  { "a:exp(out), 3 elements", function() return a3:exp(o3) end, "np.exp(a, out=o)", 0.1 },
   { "s + s, 18000 float64", function() return s + s end, "s + s", 1.0 },
   { "4x4 float32 matmul, new", function() return A4:matmul(B4) end, "A4 @ B4", 0.5 },
   { "4x4 float64 matmul, new", function() return A8:matmul(B8) end, "A8 @ B8", 0.5 },
