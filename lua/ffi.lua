@@ -122,7 +122,7 @@ return function(ext)
   -- Small tensors (lua/ops.lua, lua/small.lua): an owner laid out as a
   -- view, then its storage and up to 128 bytes of elements, all in one
   -- cdata that the collector frees without a finalizer. Its storage's ctx
-  -- marks it for the C binding, which pins it while C holds a reference
+  -- marks it for the C binding, which arms it before C keeps a reference
   -- (src/lua/lnd.c).
   if not pcall(ffi.typeof, "ndffi4_small") then
     if not pcall(ffi.cdef, "typedef struct ndffi4_small { uint64_t nd_tag_; "
@@ -197,6 +197,36 @@ return function(ext)
     return o, h
   end
   ext.new_small = new_small
+
+  -- Arming (src/lua/lnd.c's ndL_arm, before C keeps a reference to a
+  -- small tensor's storage past a call): an FFI finalizer, set once. When
+  -- the tensor becomes garbage while C still holds its storage, the
+  -- finalizer keeps it among the orphans -- unreachable from Lua, so no
+  -- new reference can come -- until a sweep finds its count back at 1 (its
+  -- own). Sweeps run from the finalizer and from arming, each after as
+  -- many calls as there are orphans: amortized O(1).
+  local orphans, norphans, calls = {}, 0, 0
+  local gc, ARMED = ffi.gc, ffi.cast("void *", 1)
+  local function sweep()
+    local n = 0
+    for o in pairs(orphans) do
+      if o.nd_s_.refs <= 1 then orphans[o] = nil else n = n + 1 end
+    end
+    norphans, calls = n, 0
+  end
+  local function finalize(o)
+    if o.nd_s_.refs > 1 then orphans[o] = true; norphans = norphans + 1 end
+    calls = calls + 1
+    if norphans > 0 and calls >= norphans then sweep() end
+  end
+  C.set_arm(function(o)
+    if istype(ST, o) and o.nd_free_ == nil then
+      o.nd_free_ = ARMED
+      gc(o, finalize)
+    end
+    calls = calls + 1
+    if norphans > 0 and calls >= norphans then sweep() end
+  end)
   -- Is h row-major contiguous (size-1 dims' strides aside), of at most
   -- two dims? No loops here, as in lua/views.lua.
   local tonumber = tonumber

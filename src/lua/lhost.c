@@ -16,5 +16,7 @@ void nd_lua_push(lua_State *L, const nd_tensor *t) {
 
 nd_tensor *nd_lua_check(lua_State *L, int idx) {
   if (idx < 0 && idx > LUA_REGISTRYINDEX) idx = lua_gettop(L) + idx + 1;
-  return ndL_check(L, idx, "nd_lua_check");
+  nd_tensor *t = ndL_check(L, idx, "nd_lua_check");
+  ndL_arm(L, idx); /* the host may nd_share it */
+  return t;
 }

@@ -169,8 +169,9 @@ int ndL_tensor_key(lua_State *L, int assign) {
   int64_t size[ND_MAX_DIMS];
   memcpy(size, t->size, sizeof(int64_t) * (size_t)t->ndim);
   size[0] = k->size[0];
-  nd_tensor *s = ndL_new(L);
+  nd_tensor *s = ndL_new_view(L, 3); /* a view of v: borrows, as all views */
   NDL_CALL_AS(L, fn, e, nd_expand(&e, s, v, t->ndim, size));
+  ndL_borrow(s);
   NDL_CALL_AS(L, fn, e, nd_index_copy(&e, t, 0, k, s));
   return 0;
 }

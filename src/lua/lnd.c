@@ -196,71 +196,55 @@ ndL_obj *ndL_object(lua_State *L, int idx) {
 
 /* Small tensors made by the FFI (lua/small.lua) keep their elements in
  * the cdata, which the collector frees with no finalizer, whatever count
- * of references C holds on the storage. Their storage's ctx is the
- * address of inline_key. C may keep such a reference past the call (a
- * host's nd_share after nd_lua_check, contiguous() returning its
- * argument, a DLPack export, a result sharing it): so every object whose
- * storage is inline is pinned in the registry's pin set when the binding
- * takes it, and a sweep unpins those whose storage nothing in C holds
- * (refs 1: the cdata's own). The sweep runs when the set has doubled, so
- * pinning is amortized O(1) and the set stays within twice what C holds. */
+ * of references C holds on the storage (its ctx is the address of
+ * inline_key). Views of one borrow and anchor it, as any view. Only a
+ * host's nd_share after nd_lua_check (or its DLPack export) and results
+ * that share the storage (reshape, flatten) keep a reference past the
+ * call: those arm the small tensor first -- lua/ffi.lua gives it an FFI
+ * finalizer (once), which keeps it, unreachable but alive, for as long as
+ * its storage's count says C still holds it. Every other use costs
+ * nothing. arm_key: the registry's arming function (lua/ffi.lua). */
 static const char inline_key = 0;
-static const char pins_key = 0;
-/* Only cdata and views (which hold no reference) are pinned; see ndL_test. */
-typedef struct pinset {
-  int64_t n, limit;
-} pinset;
+static const char arm_key = 0;
 
-static int pinned_by_c(lua_State *L, int idx) {
+void ndL_arm(lua_State *L, int idx) {
   ndL_obj *o = ndL_object(L, idx);
-  nd_storage *s = o && o->t ? o->t->storage : NULL;
-  return s && __atomic_load_n(&s->refs, __ATOMIC_ACQUIRE) > 1;
+  if (!o || !o->t || !o->t->storage ||
+      o->t->storage->ctx != (void *)&inline_key)
+    return;
+  if (idx < 0 && idx > LUA_REGISTRYINDEX) idx = lua_gettop(L) + idx + 1;
+  luaL_checkstack(L, 4, "nd: arming a small tensor");
+  lua_pushlightuserdata(L, (void *)&arm_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  if (!lua_isfunction(L, -1)) { /* never: only lua/ffi.lua makes these */
+    lua_pop(L, 1);
+    return;
+  }
+  if (o->kind == (NDL_INLINE | NDL_CDATA)) {
+    lua_pushvalue(L, idx);
+  } else if (o->kind & NDL_VIEW) { /* a view: the small tensor anchors it */
+    push_anchor(L, idx, o);
+    lua_rawgeti(L, -1, 1);
+    lua_remove(L, -2);
+  } else { /* an owner sharing it: armed when it was made */
+    lua_pop(L, 1);
+    return;
+  }
+  lua_call(L, 1, 0);
 }
 
-static void pin(lua_State *L, int idx) {
-  if (idx < 0 && idx > LUA_REGISTRYINDEX) idx = lua_gettop(L) + idx + 1;
-  luaL_checkstack(L, 6, "nd: pinning a small tensor");
-  lua_pushlightuserdata(L, (void *)&pins_key);
-  lua_rawget(L, LUA_REGISTRYINDEX);
-  pinset *p = lua_touserdata(L, -1);
-  get_anchor(L, -1);
-  lua_pushvalue(L, idx);
-  lua_rawget(L, -2);
-  int had = !lua_isnil(L, -1);
-  lua_pop(L, 1);
-  if (!had) {
-    lua_pushvalue(L, idx);
-    lua_pushboolean(L, 1);
-    lua_rawset(L, -3);
-    if (++p->n > p->limit) {
-      p->n = 0;
-      lua_pushnil(L);
-      while (lua_next(L, -2)) { /* clearing a visited key is allowed */
-        lua_pop(L, 1);
-        if (pinned_by_c(L, -1)) {
-          p->n++;
-        } else {
-          lua_pushvalue(L, -1);
-          lua_pushnil(L);
-          lua_rawset(L, -4);
-        }
-      }
-      p->limit = p->n * 2 > 64 ? p->n * 2 : 64;
-    }
-  }
-  lua_pop(L, 2);
+/* set_arm(f): the arming function, from lua/ffi.lua. */
+static int l_set_arm(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  lua_pushlightuserdata(L, (void *)&arm_key);
+  lua_pushvalue(L, 1);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+  return 0;
 }
 
 nd_tensor *ndL_test(lua_State *L, int idx) {
   ndL_obj *o = ndL_object(L, idx);
-  if (!o || o->tag != NDL_LIVE || !o->t->storage) return NULL;
-  /* Not an owner userdata sharing such a storage: it holds a reference
-   * itself (pinned, it would never go), and it exists only while an
-   * object pinned before it does (refs never rises from 1 through it). */
-  if (o->t->storage->ctx == (void *)&inline_key &&
-      (o->kind & (NDL_VIEW | NDL_CDATA)))
-    pin(L, idx);
-  return o->t;
+  return o && o->tag == NDL_LIVE && o->t->storage ? o->t : NULL;
 }
 
 const char *ndL_typename(lua_State *L, int idx) {
@@ -676,6 +660,7 @@ int luaopen_nd(lua_State *L) {
   static const luaL_Reg fns[] = {{"release", l_release}, {"state", l_state},
                                  {"check", l_check}, {"tags", l_tags},
                                  {"ffi_api", l_ffi_api}, {"anchor", l_anchor},
+                                 {"set_arm", l_set_arm},
                                  {NULL, NULL}};
   luaL_newmetatable(L, NDL_TENSOR);
   ndL_register(L, mt);
@@ -704,13 +689,6 @@ int luaopen_nd(lua_State *L) {
     lua_pushliteral(L, "k");
     lua_setfield(L, -2, "__mode");
     lua_setmetatable(L, -2);
-    lua_rawset(L, LUA_REGISTRYINDEX);
-    lua_pushlightuserdata(L, (void *)&pins_key);
-    pinset *p = lua_newuserdata(L, sizeof *p); /* with an environment */
-    p->n = 0;
-    p->limit = 64;
-    lua_newtable(L);
-    set_anchor(L, -2);
     lua_rawset(L, LUA_REGISTRYINDEX);
   }
   lua_newtable(L); /* C: the raw functions, which lua/nd.lua arranges */

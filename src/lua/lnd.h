@@ -50,6 +50,10 @@ nd_tensor *ndL_new_view(lua_State *L, int bidx);
 static inline void ndL_borrow(nd_tensor *r) {
   if (r->storage) __atomic_fetch_sub(&r->storage->refs, 1, __ATOMIC_ACQ_REL);
 }
+/* Before C keeps a reference to the storage of the tensor at idx past
+ * the call: a small tensor made by the FFI (or a view of one) is armed so
+ * that its elements stay while that reference does (see lnd.c). */
+void ndL_arm(lua_State *L, int idx);
 /* The tensor at idx, or a Lua error naming fn and what was found. */
 nd_tensor *ndL_check(lua_State *L, int idx, const char *fn);
 /* NULL when not a live tensor (foreign, released, or unset). */

@@ -69,10 +69,11 @@ static int l_may_overlap(lua_State *L) {
 /* The whole storage as a 1-D tensor from its first element. */
 static int l_storage(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "storage");
-  nd_tensor *r = ndL_new(L);
+  nd_tensor *r = ndL_new_view(L, 1); /* a view: borrows, as all views */
   nd_err e = ndL_err();
   int64_t n = t->storage->nbytes / nd_dtype_size(t->dtype), one = 1;
   NDL_CALL(L, e, nd_as_strided(&e, r, t, 1, &n, &one, 0));
+  ndL_borrow(r);
   return 1;
 }
 
@@ -187,9 +188,13 @@ static int l_zero_(lua_State *L) {
 /* Raw bytes of the elements in row-major order. */
 static int l_to_string(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "to_string");
-  nd_tensor *c = ndL_new(L);
-  nd_err e = ndL_err();
-  NDL_CALL_AS(L, "to_string", e, nd_contiguous(&e, c, t));
+  const nd_tensor *c = t;
+  if (!nd_is_contiguous(t)) { /* a copy; never a second owner of t's storage */
+    nd_tensor *r = ndL_new(L);
+    nd_err e = ndL_err();
+    NDL_CALL_AS(L, "to_string", e, nd_contiguous(&e, r, t));
+    c = r;
+  }
   lua_pushlstring(L, nd_data(c), (size_t)(nd_numel(c) * nd_dtype_size(c->dtype)));
   return 1;
 }

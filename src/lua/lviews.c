@@ -21,6 +21,7 @@
     nd_tensor *r = ndL_new(L);                                              \
     nd_err e = ndL_err();                                                   \
     NDL_CALL(L, e, call);                                                   \
+    if (r->storage == t->storage) ndL_arm(L, 1); /* a view after all */     \
     ndL_charge(L, r);                                                       \
     return 1;                                                               \
   } while (0)
