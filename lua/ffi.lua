@@ -82,6 +82,7 @@ return function(ext)
       int (*unary)(ndffi2_err *, ndffi2_tensor *, int, int, const ndffi2_tensor *);
       int (*fill)(ndffi2_err *, const ndffi2_tensor *, double);
       int (*fill_i64)(ndffi2_err *, const ndffi2_tensor *, int64_t);
+      void (*storage_release)(void *);
     } ndffi4_api;]],
   }
   local order = { "ndffi2_err", "ndffi2_storage", "ndffi2_tensor", "ndffi3_lobj",
@@ -94,9 +95,10 @@ return function(ext)
   local sizes = C.struct_sizes()
   local mine = { nd_tensor = "ndffi2_tensor", nd_err = "ndffi2_err",
     nd_blas_plan = "ndffi2_plan", nd_lobj = "ndffi3_lobj", nd_storage = "ndffi2_storage" }
+  local checked_below = { nd_small = true, nd_small_s = true } -- the small tensor's layout
   for cname, size in pairs(sizes) do
     local n = mine[cname]
-    if not n or ffi.sizeof(n) ~= size then return end -- nd.h drifted: no FFI
+    if not checked_below[cname] and (not n or ffi.sizeof(n) ~= size) then return end -- nd.h drifted: no FFI
   end
 
   local lib = ffi.cast("const ndffi4_api *", C.ffi_api())
@@ -132,7 +134,10 @@ return function(ext)
     end
   end
   local ST = ffi.typeof("ndffi4_small")
-  if ffi.offsetof(ST, "nd_h_") ~= sizes.nd_lobj then return end
+  if ffi.offsetof(ST, "nd_h_") ~= sizes.nd_lobj or ffi.offsetof(ST, "nd_s_") ~= sizes.nd_small_s
+      or ffi.offsetof(ST, "nd_d_") ~= sizes.nd_small then
+    return
+  end
   local istype = ffi.istype
 
   -- A light userdata has no metatable of its own: one set on all of them
@@ -199,34 +204,13 @@ return function(ext)
   ext.new_small = new_small
 
   -- Arming (src/lua/lnd.c's ndL_arm, before C keeps a reference to a
-  -- small tensor's storage past a call): an FFI finalizer, set once. When
-  -- the tensor becomes garbage while C still holds its storage, the
-  -- finalizer keeps it among the orphans -- unreachable from Lua, so no
-  -- new reference can come -- until a sweep finds its count back at 1 (its
-  -- own). Sweeps run from the finalizer and from arming, each after as
-  -- many calls as there are orphans: amortized O(1).
-  local orphans, norphans, calls = {}, 0, 0
-  local gc, ARMED = ffi.gc, ffi.cast("void *", 1)
-  local function sweep()
-    local n = 0
-    for o in pairs(orphans) do
-      if o.nd_s_.refs <= 1 then orphans[o] = nil else n = n + 1 end
-    end
-    norphans, calls = n, 0
-  end
-  local function finalize(o)
-    if o.nd_s_.refs > 1 then orphans[o] = true; norphans = norphans + 1 end
-    calls = calls + 1
-    if norphans > 0 and calls >= norphans then sweep() end
-  end
-  C.set_arm(function(o)
-    if istype(ST, o) and o.nd_free_ == nil then
-      o.nd_free_ = ARMED
-      gc(o, finalize)
-    end
-    calls = calls + 1
-    if norphans > 0 and calls >= norphans then sweep() end
-  end)
+  -- small tensor's storage past a call) moves its elements to a storage
+  -- of the allocator's and calls this: the small tensor's reference to it
+  -- goes with the small tensor.
+  local release = lib.storage_release
+  local function finalize(o) release(o.nd_ud_) end
+  local gc = ffi.gc
+  C.set_arm(function(o) gc(o, finalize) end)
   -- Is h row-major contiguous (size-1 dims' strides aside), of at most
   -- two dims? No loops here, as in lua/views.lua.
   local tonumber = tonumber

@@ -235,6 +235,16 @@ describe("small tensors", function()
     assert.same({ { 3, 3, 3 } }, g:totable())
     r:fill_(1) -- still writable, and views of it too
     assert.equals(6, r:view(2, 3):sum())
+    -- Views made before such a result see its writes, and it theirs.
+    local s = nd.ones(2, 3) * 2
+    local row, col = s[1], s:permute(2, 1)[3] -- an FFI view, a C view
+    local flat = s:reshape(6)
+    row:fill_(9)
+    assert.same({ 9, 9, 9, 2, 2, 2 }, flat:totable())
+    flat[6] = 4
+    assert.same({ 9, 4 }, col:totable())
+    assert.equals(9 * 3 + 2 * 2 + 4, s:sum())
+    assert.is_true(nd.same_storage(row, flat) and nd.same_storage(s, col))
     -- Once C lets go they go: a loop of such results stays bounded.
     r, f, g = nil, nil, nil
     collectgarbage(); collectgarbage()

@@ -72,7 +72,8 @@ int main(void) {
 
   /* A small result (under LuaJIT, a cdata holding its elements, which the
    * collector frees with no finalizer) kept by nd_share after nd_lua_check
-   * must stay while shared, through collections and reuse of its memory. */
+   * must stay while shared: through collections, reuse of its memory, and
+   * lua_close (read below). */
   CHECK(luaL_dostring(L, "return nd.ones(2, 2) * 3") == 0);
   nd_tensor *s = nd_lua_check(L, -1);
   nd_tensor kept = ND_UNSET;
@@ -83,12 +84,14 @@ int main(void) {
   int64_t ij[2] = {1, 1};
   double sv = 0;
   CHECK(nd_get(&e, &kept, ij, &sv) == ND_OK && sv == 3);
-  nd_release(&kept);
   lua_close(L); /* collects x: the wrapped storage is released */
   CHECK(releases == 1);
   double v = 0;
   int64_t ix[2] = {0, 0};
   CHECK(nd_get(&e, &mine, ix, &v) == ND_OK && v == 10);
   nd_release(&mine);
+  sv = 0;
+  CHECK(nd_get(&e, &kept, ij, &sv) == ND_OK && sv == 3);
+  nd_release(&kept);
   return check_report();
 }

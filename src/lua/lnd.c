@@ -2,6 +2,7 @@
  * runs the Lua layer (lua/ *.lua, compiled in) over the C functions. */
 #include "lnd.h"
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -195,17 +196,23 @@ ndL_obj *ndL_object(lua_State *L, int idx) {
 }
 
 /* Small tensors made by the FFI (lua/small.lua) keep their elements in
- * the cdata, which the collector frees with no finalizer, whatever count
- * of references C holds on the storage (its ctx is the address of
- * inline_key). Views of one borrow and anchor it, as any view. Only a
- * host's nd_share after nd_lua_check (or its DLPack export) and results
- * that share the storage (reshape, flatten) keep a reference past the
- * call: those arm the small tensor first -- lua/ffi.lua gives it an FFI
- * finalizer (once), which keeps it, unreachable but alive, for as long as
- * its storage's count says C still holds it. Every other use costs
- * nothing. arm_key: the registry's arming function (lua/ffi.lua). */
+ * the cdata -- object, header, storage, elements, as ndL_small says --
+ * which the collector frees with no finalizer (the storage's ctx is the
+ * address of inline_key). Views of one borrow and anchor it, as any view.
+ * Only a host's nd_share after nd_lua_check (kept, maybe, past lua_close)
+ * and results that share the storage (reshape, flatten) keep a reference
+ * past the call: before those, ndL_arm moves the elements to a storage of
+ * the allocator's, which the small tensor's header then holds (one
+ * reference, dropped by an FFI finalizer that lua/ffi.lua sets), and
+ * points the inline storage's data there too, so views made before still
+ * see every write. Every other use costs nothing. */
+typedef struct ndL_small {
+  ndL_obj o; /* o.ud: the moved-to storage, once armed */
+  nd_tensor h;
+  nd_storage s;
+} ndL_small;
 static const char inline_key = 0;
-static const char arm_key = 0;
+static const char arm_key = 0; /* registry: lua/ffi.lua's finalizer setter */
 
 void ndL_arm(lua_State *L, int idx) {
   ndL_obj *o = ndL_object(L, idx);
@@ -214,23 +221,36 @@ void ndL_arm(lua_State *L, int idx) {
     return;
   if (idx < 0 && idx > LUA_REGISTRYINDEX) idx = lua_gettop(L) + idx + 1;
   luaL_checkstack(L, 4, "nd: arming a small tensor");
-  lua_pushlightuserdata(L, (void *)&arm_key);
-  lua_rawget(L, LUA_REGISTRYINDEX);
-  if (!lua_isfunction(L, -1)) { /* never: only lua/ffi.lua makes these */
-    lua_pop(L, 1);
-    return;
-  }
   if (o->kind == (NDL_INLINE | NDL_CDATA)) {
     lua_pushvalue(L, idx);
   } else if (o->kind & NDL_VIEW) { /* a view: the small tensor anchors it */
     push_anchor(L, idx, o);
     lua_rawgeti(L, -1, 1);
     lua_remove(L, -2);
-  } else { /* an owner sharing it: armed when it was made */
-    lua_pop(L, 1);
-    return;
+  } else {
+    return; /* never: only views and the cdata itself hold it */
   }
-  lua_call(L, 1, 0);
+  ndL_small *sm = (ndL_small *)ndL_object(L, -1);
+  if (!sm || sm->o.kind != (NDL_INLINE | NDL_CDATA))
+    ndL_error(L, "nd: a small tensor's view without its tensor"); /* never */
+  nd_storage *heap = sm->o.ud;
+  if (!heap) {
+    nd_err e = ndL_err();
+    nd_tensor bytes = ND_UNSET; /* its storage reference becomes sm's */
+    int64_t n = sm->s.nbytes;
+    NDL_CALL(L, e, nd_empty(&e, &bytes, ND_UINT8, 1, &n));
+    heap = bytes.storage;
+    memcpy(heap->data, sm->s.data, (size_t)n);
+    sm->o.ud = heap;
+    lua_pushlightuserdata(L, (void *)&arm_key);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    lua_pushvalue(L, -2);
+    lua_call(L, 1, 0); /* the finalizer first: an error leaves nothing */
+    sm->s.data = heap->data;
+    sm->h.storage = heap;
+  }
+  if (o->t->storage == &sm->s) o->t->storage = heap; /* a view borrows it */
+  lua_pop(L, 1);
 }
 
 /* set_arm(f): the arming function, from lua/ffi.lua. */
@@ -614,6 +634,10 @@ static int l_struct_sizes(lua_State *L) {
   lua_setfield(L, -2, "nd_lobj");
   lua_pushinteger(L, (lua_Integer)sizeof(nd_storage));
   lua_setfield(L, -2, "nd_storage");
+  lua_pushinteger(L, (lua_Integer)offsetof(ndL_small, s));
+  lua_setfield(L, -2, "nd_small_s");
+  lua_pushinteger(L, (lua_Integer)sizeof(ndL_small));
+  lua_setfield(L, -2, "nd_small");
   return 1;
 }
 
@@ -634,8 +658,12 @@ static const struct {
   nd_status (*unary)(nd_err *, nd_tensor *, int, int, const nd_tensor *);
   nd_status (*fill)(nd_err *, const nd_tensor *, double);
   nd_status (*fill_i64)(nd_err *, const nd_tensor *, int64_t);
-} ffi_api = {nd_data, nd_has_internal_overlap, nd_matmul_plan, nd_matmul_run,
-             nd_binary_tensors, nd_binary, nd_unary, nd_fill, nd_fill_i64};
+  void (*storage_release)(nd_storage *);
+} ffi_api = {nd_data,        nd_has_internal_overlap,
+             nd_matmul_plan, nd_matmul_run,
+             nd_binary_tensors, nd_binary,
+             nd_unary,       nd_fill,
+             nd_fill_i64,    nd_storage_release};
 
 static int l_ffi_api(lua_State *L) {
   lua_pushlightuserdata(L, (void *)&ffi_api);

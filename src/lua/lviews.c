@@ -18,10 +18,10 @@
  * results own their storage (a tensor with a finalizer). */
 #define OWNED(L, call)                                                      \
   do {                                                                      \
+    ndL_arm(L, 1); /* the result may be a view after all */                \
     nd_tensor *r = ndL_new(L);                                              \
     nd_err e = ndL_err();                                                   \
     NDL_CALL(L, e, call);                                                   \
-    if (r->storage == t->storage) ndL_arm(L, 1); /* a view after all */     \
     ndL_charge(L, r);                                                       \
     return 1;                                                               \
   } while (0)

@@ -86,7 +86,10 @@ void nd_span(const nd_tensor *t, int64_t *lo, int64_t *hi) {
 void *nd_data(const nd_tensor *t) { return nd_ptr(t); }
 
 int nd_same_storage(const nd_tensor *a, const nd_tensor *b) {
-  return a->storage && a->storage == b->storage;
+  /* Or the same first byte: two storages over one buffer (the binding
+   * moves a small tensor's elements; a buffer may be wrapped twice). */
+  return a->storage && b->storage &&
+         (a->storage == b->storage || a->storage->data == b->storage->data);
 }
 
 int nd_may_overlap(const nd_tensor *a, const nd_tensor *b) {
