@@ -297,13 +297,14 @@ return function(ext)
     [0] = ffi.typeof("float *"), ffi.typeof("double *"), ffi.typeof("int32_t *"),
     ffi.typeof("int64_t *"), ffi.typeof("uint8_t *"), ffi.typeof("bool *"),
   }
-  local check = C.check
+  local check, arm = C.check, C.arm
   local function cdata(t)
     local h = live(t)
     if not h then -- C raises unless t is live (then only light userdata were forged)
       check(t, "cdata")
       h = cast(obj_ptr, t).t
     end
+    if h.storage.ctx == mark then arm(t) end -- a small tensor's elements move first
     return cast(elem_ptr[h.dtype], lib.data(h))
   end
   ext.nd.cdata = cdata

@@ -25,7 +25,7 @@ local internal = {
   header = true, __len = true, modules = true, library_path = true,
   struct_sizes = true, state = true, check = true, tags = true,
   ffi_api = true, shared = true, wrap_raw = true, view_metatable = true,
-  anchor = true, view_keep = true,
+  anchor = true, view_keep = true, set_arm = true, arm = true,
 }
 
 for name, f in pairs(C) do
@@ -92,6 +92,11 @@ end
 
 sync_view_metatable()
 if ext.loaded then ext.loaded() end -- lua/ffi.lua: the FFI views' metatable
+
+-- nd.is_tensor(v): v is an nd tensor (live or released) -- a userdata, or
+-- under LuaJIT an FFI view or small tensor (cdata: type() and getmetatable()
+-- cannot tell those).
+nd.is_tensor = ext.is_tensor
 
 -- require "nd.testing" (luassert assertions): on demand, never at load.
 if package and package.preload then

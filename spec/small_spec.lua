@@ -245,6 +245,14 @@ describe("small tensors", function()
     assert.same({ 9, 4 }, col:totable())
     assert.equals(9 * 3 + 2 * 2 + 4, s:sum())
     assert.is_true(nd.same_storage(row, flat) and nd.same_storage(s, col))
+    -- An address taken stays the elements' address.
+    local u = nd.ones(3) * 2
+    local p, c = u:data_ptr(), u:cdata()
+    local w = u:reshape(1, 3)
+    assert.equals(p, u:data_ptr())
+    assert.equals(p, w:data_ptr())
+    c[1] = 7
+    assert.same({ { 2, 7, 2 } }, w:totable())
     -- Once C lets go they go: a loop of such results stays bounded.
     r, f, g = nil, nil, nil
     collectgarbage(); collectgarbage()
@@ -252,6 +260,31 @@ describe("small tensors", function()
     for _ = 1, 50000 do local _ = (nd.ones(2, 3) * 7):reshape(3, 2) end
     collectgarbage(); collectgarbage()
     assert.is_true(collectgarbage("count") - before < 256)
+  end)
+
+  it("are tensors to nd.is_tensor, and have the tensor's operators", function()
+    local a = nd.tensor({ 4, 6, 8 }, "float32") + 0
+    assert.equals("cdata", type(a))
+    for _, v in ipairs({ a, a[{ { 2 } }], a:view(3, 1), nd.zeros(100), nd.zeros(4, 4):t() }) do
+      assert.is_true(nd.is_tensor(v))
+    end
+    for _, v in ipairs({ {}, 1, "x", require("ffi").new("int[4]"), io.stdout }) do
+      assert.is_false(nd.is_tensor(v))
+    end
+    -- The contract's metamethods: getmetatable() of a cdata is LuaJIT's
+    -- "ffi", but each works (__gc and __close do not apply: no finalizer).
+    assert.same({ 5, 7, 9 }, (a + 1):totable())
+    assert.same({ 3, 5, 7 }, (a - 1):totable())
+    assert.same({ 8, 12, 16 }, (a * 2):totable())
+    assert.same({ 2, 3, 4 }, (a / 2):totable())
+    assert.same({ -4, -6, -8 }, (-a):totable())
+    assert.same({ 16, 36, 64 }, (a ^ 2):totable())
+    assert.same({ 1, 0, 2 }, (a % 3):totable())
+    assert.equals(3, #a)
+    assert.is_true(tostring(a):find("float32 tensor of size {3}", 1, true) ~= nil)
+    assert.equals(6, a[2])
+    a[2] = 1
+    assert.equals(1, a[2])
   end)
 
   it("matmul plans a new result once per pair of operands", function()

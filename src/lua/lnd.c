@@ -235,6 +235,10 @@ void ndL_arm(lua_State *L, int idx) {
     ndL_error(L, "nd: a small tensor's view without its tensor"); /* never */
   nd_storage *heap = sm->o.ud;
   if (!heap) {
+    lua_pushlightuserdata(L, (void *)&arm_key);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    lua_pushvalue(L, -2);
+    lua_call(L, 1, 0); /* the finalizer first (it releases o.ud, NULL so far) */
     nd_err e = ndL_err();
     nd_tensor bytes = ND_UNSET; /* its storage reference becomes sm's */
     int64_t n = sm->s.nbytes;
@@ -242,15 +246,18 @@ void ndL_arm(lua_State *L, int idx) {
     heap = bytes.storage;
     memcpy(heap->data, sm->s.data, (size_t)n);
     sm->o.ud = heap;
-    lua_pushlightuserdata(L, (void *)&arm_key);
-    lua_rawget(L, LUA_REGISTRYINDEX);
-    lua_pushvalue(L, -2);
-    lua_call(L, 1, 0); /* the finalizer first: an error leaves nothing */
     sm->s.data = heap->data;
     sm->h.storage = heap;
   }
   if (o->t->storage == &sm->s) o->t->storage = heap; /* a view borrows it */
   lua_pop(L, 1);
+}
+
+/* arm(t): the same for lua/ffi.lua's t:cdata() (an address for keeps). */
+static int l_arm(lua_State *L) {
+  ndL_check(L, 1, "cdata");
+  ndL_arm(L, 1);
+  return 0;
 }
 
 /* set_arm(f): the arming function, from lua/ffi.lua. */
@@ -688,7 +695,7 @@ int luaopen_nd(lua_State *L) {
   static const luaL_Reg fns[] = {{"release", l_release}, {"state", l_state},
                                  {"check", l_check}, {"tags", l_tags},
                                  {"ffi_api", l_ffi_api}, {"anchor", l_anchor},
-                                 {"set_arm", l_set_arm},
+                                 {"set_arm", l_set_arm}, {"arm", l_arm},
                                  {NULL, NULL}};
   luaL_newmetatable(L, NDL_TENSOR);
   ndL_register(L, mt);

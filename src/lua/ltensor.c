@@ -45,7 +45,13 @@ GETTER(dim, t->ndim)
 GETTER(numel, nd_numel(t))
 GETTER(element_size, nd_dtype_size(t->dtype))
 GETTER(nbytes, nd_numel(t) * nd_dtype_size(t->dtype))
-GETTER(data_ptr, (uintptr_t)nd_data(t))
+/* An address to keep: a small tensor's elements move first (lnd.c). */
+static int l_data_ptr(lua_State *L) {
+  nd_tensor *t = ndL_check(L, 1, "data_ptr");
+  ndL_arm(L, 1);
+  ndL_pushint(L, (int64_t)(uintptr_t)nd_data(t));
+  return 1;
+}
 
 static int l_dtype(lua_State *L) {
   lua_pushstring(L, nd_dtype_name(ndL_check(L, 1, "dtype")->dtype));
