@@ -353,11 +353,7 @@ int ndL_raise_as(lua_State *L, const char *fn, const nd_err *e) {
  * tensor bytes, so dropped tensors wait for at most that much more. The
  * floor is small so that mid-size temporaries (s + s on 18,000 doubles)
  * come back while still in cache (storage.c's block cache reuses them):
- * at 16 MiB each new result was cold memory, 8x slower than with out=.
- * A cycle costs ~30 us whatever it frees, so it waits for eight results
- * of the size just made (up to 8 MiB): one per two or three 800 KB
- * results spent more on collecting than on computing. Bigger results
- * still collect one by one: a loop of 64 MB temporaries stays bounded. */
+ * at 16 MiB each new result was cold memory, 8x slower than with out=. */
 void ndL_charge(lua_State *L, const nd_tensor *t) {
   static const char key = 0;
   /* Elements smaller than their header are paced with the headers (by the
@@ -377,10 +373,7 @@ void ndL_charge(lua_State *L, const nd_tensor *t) {
   }
   *debt += t->storage->nbytes;
   int64_t heap = (int64_t)lua_gc(L, LUA_GCCOUNT, 0) << 10;
-  int64_t batch = t->storage->nbytes < (int64_t)1 << 20
-                      ? 8 * t->storage->nbytes
-                      : (int64_t)8 << 20;
-  if (*debt < (int64_t)2 << 20 || *debt < heap || *debt < batch) return;
+  if (*debt < (int64_t)2 << 20 || *debt < heap) return;
   int64_t kb = *debt >> 10;
   *debt = 0;
   lua_gc(L, LUA_GCSTEP, (int)(kb > 1 << 30 ? 1 << 30 : kb));
