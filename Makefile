@@ -33,7 +33,7 @@ BLAS_CFLAGS = $(call lazy,BLAS_CFLAGS,pkg-config --cflags openblas 2>/dev/null)
 BLAS_LIBS  = $(call lazy,BLAS_LIBS,pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
 SLEEF_LIBS = $(call lazy,SLEEF_LIBS,pkg-config --libs sleef 2>/dev/null || echo -lsleef)
 CFLAGS   ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -fPIC -pthread \
+ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -fPIC -fno-semantic-interposition -pthread \
              -Iinclude $(CORE_INC) $(LUA_CFLAGS) $(BLAS_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS   = $(BLAS_LIBS) $(SLEEF_LIBS) -lm -pthread -ldl
 
