@@ -8,15 +8,16 @@
 return function(ext)
   if not ext.small then return end
   local nd, small, lib, err = ext.nd, ext.small, ext.lib, ext.err
-  local type, floor = type, math.floor
+  local type, floor, rawget = type, math.floor, rawget
   local DTYPE = { float32 = 0, float64 = 1, int32 = 2, int64 = 3, uint8 = 4, bool = 5 }
   local FLOAT64, BOOL = 1, 5
 
   local function whole(v) return type(v) == "number" and v >= 1 and v == floor(v) end
-  -- Sizes as a table of one or two (no holes), or nil.
+  -- Sizes as a table of one or two (no holes), or nil; read raw, as C
+  -- reads them.
   local function listed(s)
-    local a, b = s[1], s[2]
-    if s[3] ~= nil or #s ~= (b == nil and 1 or 2) or not whole(a) then return nil end
+    local a, b = rawget(s, 1), rawget(s, 2)
+    if rawget(s, 3) ~= nil or #s ~= (b == nil and 1 or 2) or not whole(a) then return nil end
     if b == nil then return 1, a end
     if not whole(b) then return nil end
     return 2, a, b

@@ -93,7 +93,8 @@ return function(ext)
     local m = #e
     if m == 0 then return 0, n, 1 end
     if m > 3 then return nil end
-    local a, b, st = rawget(e, 1), rawget(e, m >= 2 and 2 or 1), m == 3 and rawget(e, 3) or 1
+    local a, b, st = rawget(e, 1), rawget(e, m >= 2 and 2 or 1), 1
+    if m == 3 then st = rawget(e, 3) end -- false too: C names it
     if type(st) ~= "number" or st < 1 or st ~= floor(st) then return nil end
     local f, l = pos(a, n), pos(b, n)
     if f == nil or l == nil or l < f then return nil end
