@@ -35,7 +35,9 @@ void nd_lua_push(lua_State *L, const nd_tensor *t);
 
 /* The tensor at idx, or a Lua error naming what was found. The header is
  * owned by the Lua value: valid while that value is reachable; nd_share()
- * it to keep it longer. */
+ * it to keep it longer (also past lua_close). A small tensor made by
+ * LuaJIT's FFI paths has its elements moved to the allocator's memory
+ * first, so take nd_data() after this call. */
 nd_tensor *nd_lua_check(lua_State *L, int idx);
 
 #ifdef __cplusplus
