@@ -19,14 +19,7 @@ describe("FFI views", function()
     return { v:size(), v:stride(), v:storage_offset(), v:dtype(), v:totable() }
   end
   -- Each view both ways: FFI (cdata) and the C binding (userdata).
-  local function both(make)
-    nd.use_ffi(true)
-    local f = make()
-    nd.use_ffi(false)
-    local c = make()
-    nd.use_ffi(true)
-    return f, c
-  end
+  local both = both_paths
 
   it("are cdata, and the same views as the C binding's", function()
     local m = nd.arange(60, "float32"):view(3, 4, 5)

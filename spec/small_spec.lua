@@ -27,14 +27,7 @@ describe("small tensors", function()
   local function layout(t, skip_values)
     return { t:size(), t:stride(), t:storage_offset(), t:dtype(), skip_values or values(t) }
   end
-  local function both(make)
-    nd.use_ffi(true)
-    local f = make()
-    nd.use_ffi(false)
-    local c = make()
-    nd.use_ffi(true)
-    return f, c
-  end
+  local both = both_paths -- FFI (cdata) and the C binding (userdata)
 
   local f32 = nd.tensor({ 1.5, -2, 0 }, "float32")
   local g32 = nd.tensor({ 4, 0, -0.5 }, "float32")

@@ -136,6 +136,16 @@ function npy_file(header, data)
   return path
 end
 
+-- make() with the FFI paths on, then off (nd.use_ffi): both results.
+function both_paths(make)
+  nd.use_ffi(true)
+  local f = make()
+  nd.use_ffi(false)
+  local c = make()
+  nd.use_ffi(true)
+  return f, c
+end
+
 -- make() with the FFI paths on and then off (nd.use_ffi) must both raise
 -- the same message (its position aside): the fast paths leave every error
 -- to the C binding.
