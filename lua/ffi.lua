@@ -192,7 +192,7 @@ return function(ext)
   -- elements, and its header, storage set and dims unset for the caller.
   -- ffi.new zero-fills it: its elements start at 0.
   local mark = ffi.cast("void *", small_mark)
-  ext.SMALL = ffi.sizeof(ST) - ffi.offsetof(ST, "nd_d_")
+  local SMALL = ffi.sizeof(ST) - ffi.offsetof(ST, "nd_d_")
   local function new_small(dtype, nbytes)
     local o = ST()
     local h, s = o.nd_h_, o.nd_s_
@@ -201,7 +201,6 @@ return function(ext)
     h.storage, h.dtype = s, dtype
     return o, h
   end
-  ext.new_small = new_small
 
   -- Arming (src/lua/lnd.c's ndL_arm, before C keeps a reference to a
   -- small tensor's storage past a call) moves its elements to a storage
@@ -226,7 +225,6 @@ return function(ext)
   -- small(dtype, ndim, a, b): a new row-major small tensor of ndim (0 to
   -- 2) sizes a, b (numbers), or nil when it would be empty or not fit.
   local ESIZE = { [0] = 4, 8, 4, 8, 1, 1 } -- nd.h's ND_DTYPES order
-  local SMALL = ext.SMALL
   local function small(dtype, n, a, b)
     local es = ESIZE[dtype]
     if n == 0 then

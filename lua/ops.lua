@@ -66,7 +66,7 @@ return function(ext)
     end
   end
   -- New results of float32/float64 operands of at most two dims, row-major,
-  -- whose elements fit a small tensor (ext.new_small): made here with no
+  -- whose elements fit a small tensor (ext.small_like): made here with no
   -- C API call, no userdata and no finalizer; written by the core through
   -- the FFI. Same dtype, shape and strides as the C binding's ND_NEW
   -- result (which follows the inputs' memory order: row-major here).
