@@ -40,6 +40,21 @@ describe("the storage block cache", function()
     end
   end)
 
+  it("hands a block released at once to the next result, ahead of older ones", function()
+    local s = nd.rand(18000)
+    for _ = 1, 20 do local _ = s + s end
+    collectgarbage()
+    collectgarbage() -- older blocks of this size now wait in the cache
+    local r = s + s
+    local p = r:data_ptr()
+    r:release()
+    local r2 = s + s
+    if not os.getenv("ND_NO_CACHE") and not (os.getenv("LD_PRELOAD") or ""):find("asan") then
+      assert.equals(p, r2:data_ptr()) -- still in cache: the warmest block
+    end
+    assert.equals(0, (r2 - s * 2):abs():max())
+  end)
+
   it("keeps a temporaries loop bounded", function()
     local s = nd.rand(18000)
     collectgarbage()

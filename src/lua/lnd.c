@@ -344,13 +344,39 @@ int ndL_raise_as(lua_State *L, const char *fn, const nd_err *e) {
   return raise(L, fn, colon);
 }
 
+static const char debt_key = 0;
+
+/* The bytes charged to the collector so far in this state (see below);
+ * NULL before the first charge unless make is set. */
+static int64_t *debt_of(lua_State *L, int make) {
+  lua_pushlightuserdata(L, (void *)&debt_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  int64_t *debt = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  if (!debt && make) {
+    lua_pushlightuserdata(L, (void *)&debt_key);
+    debt = lua_newuserdata(L, sizeof *debt);
+    *debt = 0;
+    lua_rawset(L, LUA_REGISTRYINDEX);
+  }
+  return debt;
+}
+
+/* Elements smaller than their header are paced with the headers (by the
+ * userdata count); so are shared ones, which a collection would not free. */
+static int charged(const nd_tensor *t) {
+  return t->storage && t->storage->nbytes >= (int64_t)sizeof(nd_tensor) &&
+         __atomic_load_n(&t->storage->refs, __ATOMIC_ACQUIRE) == 1;
+}
+
 /* The collector paces itself by the Lua heap, which holds only tensor
  * headers. Fresh element bytes are added to a per-state debt (a userdata
  * in the registry under a static address, so no global state); when the
  * debt exceeds the Lua heap (and 2 MiB), the collector is stepped by the
  * debt, which finishes the cycle, and the debt restarts. Cost per tensor:
  * a registry lookup; one GC cycle per heap's worth (at least 2 MiB) of
- * tensor bytes, so dropped tensors wait for at most that much more. The
+ * tensor bytes, so dropped tensors wait for at most that much more;
+ * release() takes its tensor's bytes back. The
  * floor is small so that mid-size temporaries (s + s on 18,000 doubles)
  * come back while still in cache (storage.c's block cache reuses them):
  * at 16 MiB each new result was cold memory, 8x slower than with out=.
@@ -360,22 +386,8 @@ int ndL_raise_as(lua_State *L, const char *fn, const nd_err *e) {
  * 8 MB exp result waiting for a second one went from 0.99x to 1.45x
  * NumPy (make bench BENCH=cases). */
 void ndL_charge(lua_State *L, const nd_tensor *t) {
-  static const char key = 0;
-  /* Elements smaller than their header are paced with the headers (by the
-   * userdata count): skip the registry lookup for small tensors. */
-  if (!t->storage || t->storage->nbytes < (int64_t)sizeof(nd_tensor) ||
-      __atomic_load_n(&t->storage->refs, __ATOMIC_ACQUIRE) != 1)
-    return;
-  lua_pushlightuserdata(L, (void *)&key);
-  lua_rawget(L, LUA_REGISTRYINDEX);
-  int64_t *debt = lua_touserdata(L, -1);
-  lua_pop(L, 1);
-  if (!debt) {
-    lua_pushlightuserdata(L, (void *)&key);
-    debt = lua_newuserdata(L, sizeof *debt);
-    *debt = 0;
-    lua_rawset(L, LUA_REGISTRYINDEX);
-  }
+  if (!charged(t)) return; /* no registry lookup for small tensors */
+  int64_t *debt = debt_of(L, 1);
   *debt += t->storage->nbytes;
   int64_t heap = (int64_t)lua_gc(L, LUA_GCCOUNT, 0) << 10;
   /* Results under 1 MiB: a cycle per eight of them at least. */
@@ -580,6 +592,11 @@ static int l_gc(lua_State *L) {
 static int l_release(lua_State *L) {
   ndL_obj *o = ndL_object(L, 1);
   if (!o) ndL_check(L, 1, "release");
+  if (o->tag == NDL_LIVE && !(o->kind & (NDL_VIEW | NDL_CDATA)) &&
+      charged(o->t)) { /* freed now: no collection owes it */
+    int64_t *debt = debt_of(L, 0);
+    if (debt) *debt = *debt > o->t->storage->nbytes ? *debt - o->t->storage->nbytes : 0;
+  }
   drop(o);
   return 0;
 }

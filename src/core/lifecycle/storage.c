@@ -56,10 +56,11 @@ static struct {
   int mu; /* a spin lock: held for a few instructions */
   void *head[SMALL_CLASSES + CACHE_CLASSES];
   void *tail[SMALL_CLASSES + CACHE_CLASSES];
+  void *last[SMALL_CLASSES + CACHE_CLASSES]; /* the newest block handed out */
   int count[SMALL_CLASSES + CACHE_CLASSES];
   size_t bytes;
   int on; /* 0 unknown, 1 on, -1 off */
-} cache = {0, {0}, {0}, {0}, 0, 0};
+} cache = {0, {0}, {0}, {0}, {0}, 0, 0};
 
 /* pthread_mutex_lock + unlock was a fifth of nd.empty(3) here. */
 static void cache_lock(void) {
@@ -122,7 +123,9 @@ static void *block_alloc(size_t n) {
     cache.bytes -= cap;
   }
   cache_unlock();
-  return p ? p : default_alloc(cap, 16, NULL);
+  if (!p) p = default_alloc(cap, 16, NULL);
+  __atomic_store_n(&cache.last[c], p, __ATOMIC_RELAXED); /* a hint for free */
+  return p;
 }
 
 static void block_free(void *p, size_t n) {
@@ -132,16 +135,18 @@ static void block_free(void *p, size_t n) {
     cache_lock();
     int kept = cache.count[c] < per_class(c, cap) &&
                cache.bytes + cap <= CACHE_BYTES;
-    if (kept && c >= SMALL_CLASSES) {
-      /* First in, first out: the collector finalizes a batch newest
-       * first, so the newest (warmest) block is the first reused. */
+    if (kept && c >= SMALL_CLASSES &&
+        p != __atomic_load_n(&cache.last[c], __ATOMIC_RELAXED)) {
+      /* Newest (warmest) first: the collector frees a batch newest first,
+       * so the rest of a batch queues behind its first. */
       *(void **)p = NULL;
       if (cache.head[c]) *(void **)cache.tail[c] = p; else cache.head[c] = p;
       cache.tail[c] = p;
       cache.count[c]++;
       cache.bytes += cap;
-    } else if (kept) {
+    } else if (kept) { /* the newest block (a release() at once): reused next */
       *(void **)p = cache.head[c];
+      if (!cache.head[c]) cache.tail[c] = p;
       cache.head[c] = p;
       cache.count[c]++;
       cache.bytes += cap;
