@@ -47,6 +47,29 @@ end
 local t = lib.interleave({ new = function() return s + s end, out = function() return s:add(s, so) end })
 lib.row("s + s, new result", t.new, "nd s:add(s, out)", t.out, 1.5)
 
+-- LuaJIT's own floor under the rows that miss (see the README's "Small
+-- tensors"): a cdata of the FFI view's size alone, then stored in a
+-- weak-keyed table as each view's anchor is (a table store keeps the
+-- allocation from being sunk), and a 16-byte cdata. Then s + s with its
+-- result released at once, as NumPy's reference count does: what is left
+-- of the gap is the collector's (cycles, and blocks cold by reuse).
+local ffi = require "ffi"
+if pcall(ffi.typeof, "ndffi3_view") then
+  local VT, B16 = ffi.typeof("ndffi3_view"), ffi.typeof("struct { double d[2]; }")
+  local sink, keep, anchor = {}, setmetatable({}, { __mode = "k" }), {}
+  local tiny = lib.time(function() sink[1] = B16() end)
+  local bare = lib.time(function() sink[1] = VT() end)
+  local kept = lib.time(function() local v = VT(); keep[v] = anchor; sink[1] = v end)
+  local np_t = lib.numpy(NP, "m.T")
+  lib.row("floor: a 16-byte cdata", tiny, "NumPy m.T", np_t)
+  lib.row(("floor: a %d-byte cdata (an FFI view)"):format(ffi.sizeof(VT)), bare, "NumPy m.T", np_t)
+  lib.row("floor: that cdata + its anchor stored", kept, "NumPy m.T", np_t)
+  lib.row("m:t() against that floor", lib.time(function() return m:t() end), "the floor above", kept)
+end
+local t2 = lib.interleave({ rel = function() local r = s + s; r:release() end,
+  out = function() return s:add(s, so) end })
+lib.row("s + s, new result released at once", t2.rel, "nd s:add(s, out)", t2.out)
+
 -- Under -joff: the path nd takes by itself vs the classic C API path.
 local child = os.tmpname()
 local f = assert(io.open(child, "w"))
