@@ -55,6 +55,29 @@ return function(ext)
     end
     return off
   end
+  -- The entries of an index or range table as lviews.c's entries() reads
+  -- them: those before the first nil, or nil when an entry follows that
+  -- nil at or before position upto (C names it). Probed one by one, never
+  -- by `#`, which makes LuaJIT build m[{i, j}]'s table; written out so
+  -- that short tables take no loop (an inner loop aborts the trace).
+  local rawget = rawget
+  local function entries(k, upto)
+    local n = rawget(k, 1) == nil and 0 or rawget(k, 2) == nil and 1
+      or rawget(k, 3) == nil and 2 or rawget(k, 4) == nil and 3 or nil
+    if n == nil then
+      n = 4
+      while rawget(k, n + 1) ~= nil do n = n + 1 end
+    end
+    if upto >= n + 2 and rawget(k, n + 2) ~= nil then return nil end
+    if upto >= n + 3 and rawget(k, n + 3) ~= nil then return nil end
+    if upto >= n + 4 and rawget(k, n + 4) ~= nil then return nil end
+    for p = n + 5, upto do
+      if rawget(k, p) ~= nil then return nil end
+    end
+    return n
+  end
+  ext.entries = entries
+
   local function offset_of(h, k, n) -- n >= 1
     local s1 = step(h, 0, k[1])
     if not s1 then return nil end
@@ -192,10 +215,12 @@ return function(ext)
   -- names are looked up first, as in nd.lua's __index, which this replaces.
   local c_index = C.index
   local function index_fast(t, k)
-    local m = methods[k]
-    if m ~= nil then return m end
     local tk = type(k)
-    if tk == "string" then return nil end
+    if tk ~= "table" then -- a table key would have to be built to look up
+      local m = methods[k]
+      if m ~= nil then return m end
+      if tk == "string" then return nil end
+    end
     local h = live(t)
     if not h then return c_index(t, k) end
     if tk == "number" then
@@ -209,14 +234,14 @@ return function(ext)
         if drop and j then return (drop(t, h, 0, j)) end
       end
     elseif tk == "table" then
-      local n = #k
+      local n = entries(k, h.ndim + 1)
       if n == h.ndim and n > 0 then
         local off = offset_of(h, k, n)
         if off then return read(h, off) end
       end
       local view = ext.view_index -- lua/views.lua's FFI view, or nil
-      if view then
-        local v = view(t, h, k)
+      if view and n then
+        local v = view(t, h, k, n)
         if v ~= nil then return v end
       end
     end

@@ -81,18 +81,18 @@ return function(ext)
 
   -- m[{...}] with one or two entries (lua/elements.lua asks, as for
   -- m[i]): entry e on dim d of h, read as lviews.c's apply_index reads it
-  -- (raw, the first #e entries), gives the 0-based first position, count
+  -- (raw, its entries as ext.entries counts them), gives the 0-based first position, count
   -- and step of a non-empty range with a positive step, or the position
   -- alone of a number; nil leaves the entry to C (empty or reversed
   -- ranges, bounds past the end, errors).
-  local rawget, huge = rawget, 2 ^ 53
+  local rawget, huge, entries = rawget, 2 ^ 53, ext.entries
   local function entry(h, d, e)
     local n = tonumber(h.size[d])
     if type(e) == "number" then return pos(e, n) end
     if type(e) ~= "table" then return nil end
-    local m = #e
+    local m = entries(e, 4)
     if m == 0 then return 0, n, 1 end
-    if m > 3 then return nil end
+    if m == nil or m > 3 then return nil end
     local a, b, st = rawget(e, 1), rawget(e, m >= 2 and 2 or 1), 1
     if m == 3 then st = rawget(e, 3) end -- false too: C names it
     if type(st) ~= "number" or st < 1 or st ~= floor(st) then return nil end
@@ -109,8 +109,7 @@ return function(ext)
     vh.size[d] = c
     vh.stride[d] = h.stride[hd] * st
   end
-  function ext.view_index(t, h, k)
-    local n = #k
+  function ext.view_index(t, h, k, n) -- n: ext.entries(k, h.ndim + 1)
     if n < 1 or n > 2 or n > h.ndim then return nil end
     local f1, c1, s1 = entry(h, 0, rawget(k, 1))
     if f1 == nil then return nil end

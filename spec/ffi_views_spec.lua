@@ -214,6 +214,50 @@ describe("FFI views", function()
     same_error(function() return m:t():view(12) end) -- not expressible: C's message
   end)
 
+  -- Index tables are read up to their first nil (lviews.c's entries(), and
+  -- ext.entries the same way, which LuaJIT can compile without building
+  -- the table); a nil with an entry after it within the tensor's dims
+  -- (within a range's four places) is the entry at fault.
+  it("read index tables up to their first nil, as the C binding does", function()
+    local m = nd.arange(1, 13):view(3, 4)
+    local t3 = nd.arange(1, 25):view(2, 3, 4)
+    local same_error = assert_same_error_both_paths
+    same_error(function() return m[{ 1, nil, 2 }] end)
+    same_error(function() return m[{ nil, 2 }] end)
+    same_error(function() return t3[{ 1, nil, nil, 2 }] end)
+    same_error(function() return m[{ { 1, nil, 2 } }] end)
+    same_error(function() return m[{ { nil, 2 } }] end)
+    same_error(function() return m[{ { 1, 2, nil, 1 } }] end)
+    same_error(function() return m[{ { 1, 2, 1, 1 } }] end)
+    same_error(function() m[{ 1, nil, 2 }] = 0 end)
+    local ok, err = pcall(function() return m[{ 1, nil, 2 }] end)
+    assert.is_false(ok)
+    assert.matches("index entry 2 must be a number or a range table, got nil", err)
+    ok, err = pcall(function() return m[{ { 1, 3, nil, 1 } }] end)
+    assert.is_false(ok)
+    assert.matches("step must be an integer, got nil", err)
+    local cases = {
+      function() return m[{ 2, nil }] end, -- a trailing nil ends it
+      function() return m[{ 2, nil, nil, 4 }] end, -- past the dims: not read
+      function() return t3[{ 2, nil, nil, nil, 1 }] end,
+      function() return m[{ {}, { 2, 4, nil } }] end,
+      function() return m[{ { 2 }, { 1, -1, 2 } }] end,
+    }
+    for _, make in ipairs(cases) do
+      local f, c = both_paths(make)
+      assert.same(c:size(), f:size())
+      assert.same(c:totable(), f:totable())
+    end
+    for i = 1, 3 do
+      for j = 1, 4 do
+        local f, c = both_paths(function() return m[{ i, j }] end)
+        assert.equals(m:get(i, j), f)
+        assert.equals(c, f)
+      end
+    end
+    assert.equals(t3:get(2, 3, 4), t3[{ 2, 3, 4 }])
+  end)
+
   it("foreign cdata is not a tensor, and nothing crashes", function()
     local ffi = require "ffi"
     for _, x in ipairs({ ffi.new("int[4]"), ffi.new("char"), ffi.new("double[64]"),

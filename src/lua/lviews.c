@@ -225,13 +225,40 @@ static int64_t range_bound(lua_State *L, int64_t v, int64_t n, const char *fn,
   return v < 0 ? n + v : v - 1;
 }
 
+/* The entries of an index or range table: those before its first nil,
+ * as ipairs reads them (LuaJIT compiles that for a table it need not
+ * build, where `#` makes it build m[{i, j}]'s table; lua/views.lua and
+ * lua/elements.lua read the same). A nil followed by an entry at or
+ * before position upto is the entry it stands for, not the end: *hole is
+ * its position (else 0), which the caller names in its error. */
+static int entries(lua_State *L, int idx, int upto, int *hole) {
+  int n = 0;
+  for (;; n++) {
+    lua_rawgeti(L, idx, n + 1);
+    int end = lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (end) break;
+  }
+  *hole = 0;
+  for (int p = n + 2; p <= upto && !*hole; p++) {
+    lua_rawgeti(L, idx, p);
+    if (!lua_isnil(L, -1)) *hole = n + 1;
+    lua_pop(L, 1);
+  }
+  return n;
+}
+
 /* Applies the index table at idx to t, writing the view into r (a view
  * userdata, which borrows: an error mid-way leaks nothing). Returns whether every dim
  * of a tensor of at least one dim was selected by a number. */
 static int apply_index(lua_State *L, const nd_tensor *t, int idx,
                        nd_tensor *r, const char *fn) {
-  int n = (int)lua_objlen(L, idx), d = 0, numbers = 0;
+  int hole, d = 0, numbers = 0;
+  int n = entries(L, idx, t->ndim + 1, &hole);
   nd_err e = ndL_err();
+  if (hole)
+    return ndL_error(L, "%s: index entry %d must be a number or a range "
+                      "table, got nil", fn, hole);
   if (n > t->ndim)
     return ndL_error(L, "%s: %d index entries for a tensor of %d dims", fn,
                       n, t->ndim);
@@ -249,8 +276,12 @@ static int apply_index(lua_State *L, const nd_tensor *t, int idx,
       st = nd_select(&e, r, r, d, i < 0 ? size + i : i - 1);
       numbers++;
     } else if (ty == LUA_TTABLE) {
-      int m = (int)lua_objlen(L, top);
+      int m = entries(L, top, 4, &hole);
       int64_t v[3] = {1, -1, 1}, first, last, count;
+      if (hole) { /* {first, nil, step}: the nil is the entry at fault */
+        lua_rawgeti(L, top, hole);
+        ndL_int(L, -1, fn, hole == 3 ? "step" : "range bound");
+      }
       if (m > 3)
         return ndL_error(L, "%s: a range has at most 3 entries {first, "
                           "last, step}, entry %d has %d", fn, k, m);
