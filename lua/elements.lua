@@ -255,15 +255,24 @@ return function(ext)
     return index_fast(t, k)
   end)
 
-  -- t[i] = v on a 1-D tensor writes one element the same way.
+  -- t[i] = v on a 1-D tensor, and M[{i, j}] = v selecting every dim, write
+  -- one element the same way.
   local newindex = mt.__newindex
   local function newindex_fast(t, k, v)
-    if type(k) == "number" then
+    local tk = type(k)
+    if tk == "number" then
       local h = live(t)
       if h and h.ndim == 1 then
         local off = offset(h, 1, k)
         if off and lib.has_internal_overlap(h) == 0 and write(h, off, v) then return end
         if off and is_int(v) then return set(t, k, v) end
+      end
+    elseif tk == "table" then
+      local h = live(t)
+      local n = h and entries(k, h.ndim + 1)
+      if n and n == h.ndim and n > 0 then
+        local off = offset_of(h, k, n)
+        if off and lib.has_internal_overlap(h) == 0 and write(h, off, v) then return end
       end
     end
     return newindex(t, k, v)

@@ -36,6 +36,17 @@ describe("FFI fast paths", function()
       local v = nd.zeros(2, "int64"); v:set(1, I(2 ^ 62) + 1); v[2] = I(7)
       r[#r + 1] = tostring(v:get(1)); r[#r + 1] = tostring(v[2])
       r[#r + 1] = m:get(2, 3); r[#r + 1] = m[{ 3, 4 }]; m:set(1, 1, 9); r[#r + 1] = m[1][1]
+      m[{ 2, 4 }] = -3; r[#r + 1] = m:get(2, 4) -- a table selecting every dim: one element
+      local w = nd.zeros(2, 3, "int32")
+      w[{ 2, 3 }] = 7; r[#r + 1] = w:get(2, 3)
+      for _, v in ipairs({ 2.5, 2 ^ 40, true, "x" }) do -- C's conversion rules, or its error
+        local ok, err = pcall(function() w[{ 1, 1 }] = v end)
+        r[#r + 1] = ok and w:get(1, 1) or tostring(err):match("newindex:.*")
+      end
+      local flags = nd.zeros(2, 2, "bool")
+      flags[{ 1, 2 }] = true; r[#r + 1] = flags:get(1, 2)
+      local wide = nd.zeros(1, 3):expand(2, 3) -- one element, shared by both rows
+      wide[{ 1, 1 }] = 5; r[#r + 1] = wide:get(2, 1)
       local a, b, o = nd.rand(4, 4), nd.rand(4, 4), nd.zeros(4, 4)
       nd.matmul(a, b, o)
       r[#r + 1] = nd.equal(o, nd.matmul(a, b))
