@@ -89,11 +89,11 @@ $(BUILD)/gen/lua_sources.o: $(BUILD)/gen/lua_sources.c
 $(BUILD)/libnd.a: $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
 $(BUILD)/libnd.so: $(CORE_OBJ)
-	$(CC) -shared $(ALL_CFLAGS) -Wl,-soname,libnd.so.0 -o $@ $^ $(LDLIBS)
+	$(CC) -shared $(ALL_CFLAGS) -Wl,-Bsymbolic-functions -Wl,-soname,libnd.so.0 -o $@ $^ $(LDLIBS)
 # The Lua module is self-contained (core + glue + Lua layer): it loads from a
 # LuaRocks tree with no libnd.so on the loader path.
 $(BUILD)/nd.so: $(CORE_OBJ) $(LUA_OBJ)
-	$(CC) -shared $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) -shared $(ALL_CFLAGS) -Wl,-Bsymbolic-functions -o $@ $^ $(LDLIBS)
 # A host's link target: the glue alone, taking the core from libnd (one copy).
 $(BUILD)/$(GLUE).a: $(LUA_OBJ)
 	rm -f $@ && ar rcs $@ $^
