@@ -457,48 +457,72 @@ nd_status nd_binary_tensors(nd_err *e, nd_tensor *out, int mode, int op,
   return nd_binary(e, out, mode, op, &oa, &ob);
 }
 
+/* The kernel of unary op on compute dtype ct: SLEEF's or nd's own vector
+ * code when it has one (vmath.c), else the elementwise loop. */
+static nd_loop_fn unary_kernel(int op, int ct, void **kctx) {
+  static const int8_t vm[ND_NOPS] = {[ND_EXP] = ND_VM_EXP + 1,
+      [ND_LOG] = ND_VM_LOG + 1, [ND_SIN] = ND_VM_SIN + 1,
+      [ND_COS] = ND_VM_COS + 1, [ND_TANH] = ND_VM_TANH + 1,
+      [ND_SIGMOID] = ND_VM_SIGMOID + 1};
+  nd_loop_fn k = nd_unary_kernels[ct][op - ND_NEG];
+  *kctx = NULL;
+  if (vm[op]) nd_vmath(vm[op] - 1, ct, &k, kctx);
+  return k;
+}
+
+/* Small and contiguous in the input's own dtype (-a, a:exp() per frame):
+ * straight to the kernel, allocating a new result first. Returns 0,
+ * touching nothing, when the case is not this one, else 1 with *st set. */
+static int small_unary(nd_err *e, nd_tensor *out, int mode, int op,
+                       const nd_tensor *a, int rdt, nd_status *st) {
+  int64_t n = nd_numel(a), es = esize(a->dtype), eo = esize(rdt);
+  if ((mode != ND_NEW && mode != ND_OUT) || !a->storage ||
+      n >= grain_of(op) || !nd_is_contiguous(a))
+    return 0;
+  char *pa = data_of(a, es);
+  if (mode == ND_OUT) {
+    if (!out->storage || out->dtype != rdt || out->ndim != a->ndim ||
+        memcmp(out->size, a->size, sizeof(int64_t) * (size_t)a->ndim) ||
+        !nd_is_contiguous(out))
+      return 0;
+    char *po = data_of(out, eo);
+    if (!((po == pa && es == eo) || po + n * eo <= pa || pa + n * es <= po))
+      return 0;
+  } else if (nd_alloc_tensor(e, out, rdt, a->ndim, a->size, 0)) {
+    *st = nd_err_rename(e, nd_op_name_mode(op, mode));
+    return 1;
+  }
+  *st = ND_OK;
+  if (n) {
+    void *kctx;
+    nd_loop_fn k = unary_kernel(op, a->dtype, &kctx);
+    char *p[2] = {data_of(out, eo), pa};
+    int64_t str[2] = {eo, es};
+    k(p, str, n, kctx);
+  }
+  return 1;
+}
+
 nd_status nd_unary(nd_err *e, nd_tensor *out, int mode, int op,
                    const nd_tensor *a) {
+  nd_status st;
   if (op < ND_NEG || op > ND_ISFINITE)
     return nd_fail(e, ND_EINVAL, "unary: %d is not a unary op", op);
+  /* Float in, its own dtype out (bool for the tests): known without the
+   * promotion rules, so the small case comes first. */
+  if ((a->dtype == ND_FLOAT32 || a->dtype == ND_FLOAT64) &&
+      small_unary(e, out, mode, op, a,
+                  op == ND_ISNAN || op == ND_ISFINITE ? ND_BOOL : a->dtype, &st))
+    return st;
   const char *fn = nd_op_name_mode(op, mode);
   if (nd_ew_check_mode(e, fn, mode)) return e->code;
   nd_operand oa = {a, 0, 0, 0};
   int rdt = nd_result_type(e, op, 1, &oa);
   if (rdt < 0) return nd_err_rename(e, fn);
   int ct = op == ND_ISNAN || op == ND_ISFINITE ? a->dtype : rdt;
-  nd_loop_fn k = nd_unary_kernels[ct][op - ND_NEG];
-  void *kctx = NULL;
-  static const int8_t vm[ND_NOPS] = {[ND_EXP] = ND_VM_EXP + 1,
-      [ND_LOG] = ND_VM_LOG + 1, [ND_SIN] = ND_VM_SIN + 1,
-      [ND_COS] = ND_VM_COS + 1, [ND_TANH] = ND_VM_TANH + 1,
-      [ND_SIGMOID] = ND_VM_SIGMOID + 1};
-  if (vm[op]) nd_vmath(vm[op] - 1, ct, &k, &kctx); /* SLEEF when it has it */
-  /* Small and contiguous in the input's own dtype (-a, a:exp() per
-   * frame): straight to the kernel, allocating a new result first. */
-  int64_t n = nd_numel(a);
-  if (ct == a->dtype && (mode == ND_NEW || mode == ND_OUT) && a->storage &&
-      n < grain_of(op) && nd_is_contiguous(a)) {
-    int64_t es = esize(ct), eo = esize(rdt);
-    char *pa = data_of(a, es);
-    int ok = 1;
-    if (mode == ND_OUT) {
-      ok = out->storage && out->dtype == rdt && out->ndim == a->ndim &&
-           !memcmp(out->size, a->size, sizeof(int64_t) * (size_t)a->ndim) &&
-           nd_is_contiguous(out);
-      char *po = ok ? data_of(out, eo) : NULL;
-      ok = ok && ((po == pa && es == eo) || po + n * eo <= pa ||
-                  pa + n * es <= po);
-    } else if (nd_alloc_tensor(e, out, rdt, a->ndim, a->size, 0)) {
-      return nd_err_rename(e, fn);
-    }
-    if (ok) {
-      char *p[2] = {n ? data_of(out, eo) : NULL, pa};
-      int64_t str[2] = {eo, es};
-      if (n) k(p, str, n, kctx);
-      return ND_OK;
-    }
-  }
+  if (ct == a->dtype && small_unary(e, out, mode, op, a, rdt, &st)) return st;
+  void *kctx;
+  nd_loop_fn k = unary_kernel(op, ct, &kctx);
   return nd_ew_run(e, fn, out, mode, 1, &oa, rdt, &ct, rdt, k, kctx,
                    grain_of(op));
 }
