@@ -50,8 +50,16 @@ LUA
 printf "%-28s %7s %7s %7s %7s\n" "instructions per call" total nd.so luajit libc
 run "m:t()" "local m = nd.rand(100, 100)" "m:t()"
 run "m[5] (row view)" "local m = nd.rand(100, 100)" "m[5]"
+run "m:narrow(1, 2, 50)" "local m = nd.rand(100, 100)" "m:narrow(1, 2, 50)"
+run "m[{{},{1,-1,2}}]" "local m = nd.rand(100, 100)" "m[{ {}, { 1, -1, 2 } }]"
+# LuaJIT's floor under every FFI view: the cdata and its anchor's store.
+run "floor: view cdata + anchor" "local ffi = require 'ffi'
+local VT, keep, anchor = ffi.typeof('ndffi3_view'), setmetatable({}, { __mode = 'k' }), {}
+local function view() local v = VT(); keep[v] = anchor; return v end" "view()"
 run "nd.empty(3)" "" "nd.empty(3)"
 run "a + b (3 elements)" "local a, b = nd.rand(3), nd.rand(3)" "a + b"
 run "a:add(b, out)" "local a, b, o = nd.rand(3), nd.rand(3), nd.empty(3)" "a:add(b, o)"
 run "a:mul(0.016, out)" "local a, o = nd.rand(3), nd.empty(3)" "a:mul(0.016, o)"
+run "a:neg(out)" "local a, o = nd.rand(3), nd.empty(3)" "a:neg(o)"
+run "a:exp(out)" "local a, o = nd.rand(3), nd.empty(3)" "a:exp(o)"
 run "4x4 matmul, new" "local A, B = nd.rand(4, 4, 'float32'), nd.rand(4, 4, 'float32')" "A:matmul(B)"
