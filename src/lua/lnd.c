@@ -376,11 +376,11 @@ static int charged(const nd_tensor *t) {
  * debt, which finishes the cycle, and the debt restarts. Cost per tensor:
  * a registry lookup; one GC cycle per heap's worth (at least 2 MiB) of
  * tensor bytes, so dropped tensors wait for at most that much more;
- * release() takes its tensor's bytes back. The
- * floor is small so that mid-size temporaries (s + s on 18,000 doubles)
- * come back while still in cache (storage.c's block cache reuses them):
+ * release() takes its tensor's bytes back. The floor is small so that
+ * mid-size temporaries (s + s on 18,000 doubles) come back while still
+ * in cache (storage.c's block cache reuses them):
  * at 16 MiB each new result was cold memory, 8x slower than with out=.
- * A cycle costs ~30 us whatever it frees, so results under 1 MiB wait for
+ * A cycle costs 35-90 us whatever it frees, so results under 1 MiB wait for
  * eight of their size: at one per two or three 800 KB results, x^2 on
  * 100k doubles spent more on collecting than on computing. Not above: an
  * 8 MB exp result waiting for a second one went from 0.99x to 1.45x
@@ -594,8 +594,8 @@ static int l_release(lua_State *L) {
   if (!o) ndL_check(L, 1, "release");
   if (o->tag == NDL_LIVE && !(o->kind & (NDL_VIEW | NDL_CDATA)) &&
       charged(o->t)) { /* freed now: no collection owes it */
-    int64_t *debt = debt_of(L, 0);
-    if (debt) *debt = *debt > o->t->storage->nbytes ? *debt - o->t->storage->nbytes : 0;
+    int64_t *debt = debt_of(L, 0), n = o->t->storage->nbytes;
+    if (debt) *debt = *debt > n ? *debt - n : 0;
   }
   drop(o);
   return 0;
