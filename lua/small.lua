@@ -62,17 +62,16 @@ return function(ext)
     return s == 0
   end
 
-  local c_empty, c_zeros, c_ones, c_full = nd.empty, nd.zeros, nd.ones, nd.full
-  local function empty(...)
-    local o = shaped(...)
-    if o == nil then return c_empty(...) end
-    return o -- zero-filled, as every new small tensor
+  local c_ones, c_full = nd.ones, nd.full
+  -- empty and zeros: every new small tensor is zero-filled already.
+  local function zeroed(c)
+    return function(...)
+      local o = shaped(...)
+      if o == nil then return c(...) end
+      return o
+    end
   end
-  local function zeros(...)
-    local o = shaped(...)
-    if o == nil then return c_zeros(...) end
-    return o
-  end
+  local empty, zeros = zeroed(nd.empty), zeroed(nd.zeros)
   local function ones(...)
     local o, h = shaped(...)
     if o == nil or not fill(h, 1) then return c_ones(...) end
