@@ -18,7 +18,7 @@
  * storage == NULL is "unset": functions that produce a tensor write into
  * such a header, and on failure leave it unset, so nothing leaks.
  *
- *     nd_err e;
+ *     nd_err e = {0};
  *     nd_tensor a = ND_UNSET, at = ND_UNSET;
  *     int64_t sz[2] = {2, 3};
  *     if (nd_zeros(&e, &a, ND_FLOAT32, 2, sz) ||
@@ -67,11 +67,16 @@ typedef enum nd_status {
   ND_EIO       /* file I/O */
 } nd_status;
 
-/* Where a failing call explains itself. `base` is added to every dim and
- * index a message quotes (0 for C callers, 1 for Lua). */
+/* Where a failing call explains itself. Zero it before use
+ * (`nd_err e = {0};`): `base` and `fn` are inputs. `base` is added to every
+ * dim and index a message quotes (0 for C callers, 1 for Lua). `fn`, when
+ * set, is the name every message starts with: the function the user
+ * called (the Lua binding sets it, so `nd.save` says "save:" even when the
+ * copy inside it fails); NULL names the nd function that failed. */
 typedef struct nd_err {
   nd_status code;
   int base;
+  const char *fn;
   char msg[512];
 } nd_err;
 

@@ -48,7 +48,7 @@ return function(ext)
   local ok, ffi = pcall(require, "ffi")
   if not ok then return end
   local decls = {
-    ndffi2_err = "typedef struct ndffi2_err { int code; int base; char msg[512]; } ndffi2_err;",
+    ndffi3_err = "typedef struct ndffi3_err { int code; int base; const char *fn; char msg[512]; } ndffi3_err;",
     ndffi2_storage = [[typedef struct ndffi2_storage {
       void *data; int64_t nbytes; long refs;
       void (*release)(void *data, void *ctx); void *ctx;
@@ -68,32 +68,32 @@ return function(ext)
     ndffi2_operand = [[typedef struct ndffi2_operand {
       const ndffi2_tensor *t; int dtype; double f; int64_t i;
     } ndffi2_operand;]],
-    ndffi4_api = [[typedef struct ndffi4_api {
+    ndffi5_api = [[typedef struct ndffi5_api {
       void *(*data)(const ndffi2_tensor *);
       int (*has_internal_overlap)(const ndffi2_tensor *);
-      int (*matmul_plan)(ndffi2_err *, ndffi2_plan *, const ndffi2_tensor *,
+      int (*matmul_plan)(ndffi3_err *, ndffi2_plan *, const ndffi2_tensor *,
                          const ndffi2_tensor *, const ndffi2_tensor *);
-      int (*matmul_run)(ndffi2_err *, const ndffi2_plan *, const ndffi2_tensor *,
+      int (*matmul_run)(ndffi3_err *, const ndffi2_plan *, const ndffi2_tensor *,
                         const ndffi2_tensor *, const ndffi2_tensor *);
-      int (*binary_tensors)(ndffi2_err *, ndffi2_tensor *, int, int,
+      int (*binary_tensors)(ndffi3_err *, ndffi2_tensor *, int, int,
                             const ndffi2_tensor *, const ndffi2_tensor *);
-      int (*binary)(ndffi2_err *, ndffi2_tensor *, int, int,
+      int (*binary)(ndffi3_err *, ndffi2_tensor *, int, int,
                     const ndffi2_operand *, const ndffi2_operand *);
-      int (*unary)(ndffi2_err *, ndffi2_tensor *, int, int, const ndffi2_tensor *);
-      int (*fill)(ndffi2_err *, const ndffi2_tensor *, double);
-      int (*fill_i64)(ndffi2_err *, const ndffi2_tensor *, int64_t);
+      int (*unary)(ndffi3_err *, ndffi2_tensor *, int, int, const ndffi2_tensor *);
+      int (*fill)(ndffi3_err *, const ndffi2_tensor *, double);
+      int (*fill_i64)(ndffi3_err *, const ndffi2_tensor *, int64_t);
       void (*storage_release)(void *);
-    } ndffi4_api;]],
+    } ndffi5_api;]],
   }
-  local order = { "ndffi2_err", "ndffi2_storage", "ndffi2_tensor", "ndffi3_lobj",
-    "ndffi2_plan", "ndffi2_operand", "ndffi4_api" }
+  local order = { "ndffi3_err", "ndffi2_storage", "ndffi2_tensor", "ndffi3_lobj",
+    "ndffi2_plan", "ndffi2_operand", "ndffi5_api" }
   for _, name in ipairs(order) do
     if not pcall(ffi.typeof, name) then
       if not pcall(ffi.cdef, decls[name]) then return end
     end
   end
   local sizes = C.struct_sizes()
-  local mine = { nd_tensor = "ndffi2_tensor", nd_err = "ndffi2_err",
+  local mine = { nd_tensor = "ndffi2_tensor", nd_err = "ndffi3_err",
     nd_blas_plan = "ndffi2_plan", nd_lobj = "ndffi3_lobj", nd_storage = "ndffi2_storage" }
   local checked_below = { nd_small = true, nd_small_s = true } -- the small tensor's layout
   for cname, size in pairs(sizes) do
@@ -101,7 +101,7 @@ return function(ext)
     if not checked_below[cname] and (not n or ffi.sizeof(n) ~= size) then return end -- nd.h drifted: no FFI
   end
 
-  local lib = ffi.cast("const ndffi4_api *", C.ffi_api())
+  local lib = ffi.cast("const ndffi5_api *", C.ffi_api())
   local LIVE, _, VIEW_KIND, SMALL_KIND, small_mark = C.tags()
   local mt, vmt, getmetatable, cast = ext.metatable, ext.view_metatable, getmetatable, ffi.cast
   local obj_ptr = ffi.typeof("ndffi3_lobj *")
@@ -271,7 +271,7 @@ return function(ext)
   ext.ffi = ffi
   ext.lib = lib
   ext.live = live
-  ext.err = ffi.new("ndffi2_err", { 0, 1 }) -- a reusable error slot, base 1
+  ext.err = ffi.new("ndffi3_err", { 0, 1 }) -- a reusable error slot, base 1
 
   -- JIT on/off: LuaJIT's jit.on()/jit.off() (whole-engine forms) are
   -- wrapped once per state so that the latest loaded nd hears of them.

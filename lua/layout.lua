@@ -92,6 +92,7 @@ return function(ext)
     end
     return concat(L, "\n")
   end
+  layout = ext.checked("layout", layout)
   nd.layout = layout
   ext.methods.layout = layout
 end

@@ -26,6 +26,7 @@ local internal = {
   struct_sizes = true, state = true, check = true, tags = true,
   ffi_api = true, shared = true, wrap_raw = true, view_metatable = true,
   anchor = true, view_keep = true, set_arm = true, arm = true,
+  nargs = true, too_many = true,
 }
 
 for name, f in pairs(C) do
@@ -80,8 +81,20 @@ local function sync_view_metatable()
     if k ~= "__gc" then vmt[k] = v end
   end
 end
+-- checked(name, f): f, raising as the C functions do (lnd.c's dispatch)
+-- when called with more arguments than src/lua/largs.c lists for name.
+local select, nargs, too_many = select, C.nargs, C.too_many
+local function checked(name, f)
+  local n = nargs(name)
+  if n < 0 then return f end
+  return function(...)
+    if select("#", ...) > n then too_many(name, ...) end
+    return f(...)
+  end
+end
 local ext = { nd = nd, methods = methods, metatable = mt, view_metatable = vmt,
-  C = C, is_tensor = is_tensor, sync_view_metatable = sync_view_metatable }
+  C = C, is_tensor = is_tensor, sync_view_metatable = sync_view_metatable,
+  checked = checked }
 local skip = { nd = true, print = true, ffi = true, testing = true }
 import("ffi")(ext)
 local names = C.modules()

@@ -9,6 +9,7 @@ return function(ext)
   local dbg = debug
 
   local function define(name, f, module_only)
+    f = ext.checked(name, f)
     nd[name] = f
     if not module_only then methods[name] = f end
   end

@@ -20,5 +20,5 @@ return function(ext)
     end
     return raw(ptr, nbytes, dtype, sizes, strides, owner)
   end
-  ext.nd.wrap = wrap
+  ext.nd.wrap = ext.checked("wrap", wrap)
 end

@@ -25,15 +25,14 @@
 #define ND_IFUNC 0
 #endif
 
-/* Fill e and return its code; every failure goes through here. */
+/* Fill e and return its code; every failure goes through here. The
+ * message is named after e->fn when the caller set it. */
 nd_status nd_fail(nd_err *e, nd_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* e's shared-path message ("empty: ..." or out of memory) renamed to fn;
- * returns e->code. */
-nd_status nd_err_as(nd_err *e, const char *fn);
-/* e's message with its leading "name:" replaced by fn (for a function
- * that failed inside another entry point); returns e->code. */
-nd_status nd_err_rename(nd_err *e, const char *fn);
+/* A composite's failure inside a function it called, under the
+ * composite's name fn -- unless the caller set e->fn, which nd_fail has
+ * used already. Returns e->code. */
+nd_status nd_err_name(nd_err *e, const char *fn);
 
 /* Overflow-checked int64 arithmetic: nonzero on overflow. */
 static inline int nd_mul_ovf(int64_t a, int64_t b, int64_t *r) {

@@ -126,6 +126,7 @@ static int l_plan(lua_State *L) {
   nd_tensor *b = lua_isnoneornil(L, 3) ? NULL : ndL_check(L, 3, "plan");
   nd_lapack_plan p;
   nd_err e = ndL_err();
+  e.fn = NULL; /* errors name the planned function (inv: ...) or plan */
   if (nd_linalg_plan(&e, &p, name, a, b)) return ndL_raise(L, &e);
   lua_newtable(L);
   lua_pushstring(L, p.routine);
@@ -160,6 +161,6 @@ void ndL_open_linalg(lua_State *L) {
       {"matrix_rank", l_matrix_rank}, {"matrix_power", l_matrix_power},
       {"norm", l_norm}, {"cond", l_cond}, {"plan", l_plan}, {NULL, NULL}};
   lua_newtable(L);
-  ndL_register(L, fns);
+  ndL_register_in(L, fns, "linalg");
   lua_setfield(L, -2, "linalg");
 }

@@ -338,12 +338,6 @@ int ndL_error(lua_State *L, const char *fmt, ...) {
   return raise(L, "", msg);
 }
 
-int ndL_raise_as(lua_State *L, const char *fn, const nd_err *e) {
-  const char *colon = fn ? strchr(e->msg, ':') : NULL;
-  if (!colon || colon - e->msg > 24) return ndL_raise(L, e);
-  return raise(L, fn, colon);
-}
-
 static const char debt_key = 0;
 
 /* The bytes charged to the collector so far in this state (see below);
@@ -482,11 +476,86 @@ int ndL_shape(lua_State *L, int idx, const char *fn, int64_t *size,
   return sizes(L, idx, fn, size, next, -1);
 }
 
-void ndL_register(lua_State *L, const luaL_Reg *fns) {
+/* Every registered function is called through dispatch, whose upvalue
+ * says what it is: the name errors are reported under (ndL_err) and how
+ * many arguments it takes (largs.c). The key tells it from any other
+ * userdata upvalue. */
+static const char fn_key = 0;
+typedef struct ndL_fn {
+  const void *key;
+  lua_CFunction f;
+  const char *name, *params, *hint;
+  int nargs; /* -1: any number */
+} ndL_fn;
+
+static const ndL_fn *current(lua_State *L) {
+  const ndL_fn *d = lua_touserdata(L, lua_upvalueindex(1));
+  return d && lua_objlen(L, lua_upvalueindex(1)) == sizeof *d &&
+                 d->key == &fn_key ? d : NULL;
+}
+
+const char *ndL_fname(lua_State *L) {
+  const ndL_fn *d = current(L);
+  return d ? d->name : NULL;
+}
+
+/* Raises when the arguments from first on are more than nargs (trailing
+ * nils aside, which it drops); the one home of that rule and message. */
+static void check_count(lua_State *L, int first, const char *name,
+                        const char *params, const char *hint, int nargs) {
+  int n = lua_gettop(L);
+  while (n - first + 1 > nargs && lua_isnil(L, n)) n--;
+  if (n - first + 1 > nargs)
+    ndL_error(L, "%s: takes (%s), got %d arguments%s%s", name, params,
+              n - first + 1, hint ? "; " : "", hint ? hint : "");
+  lua_settop(L, n);
+}
+
+static int dispatch(lua_State *L) {
+  const ndL_fn *d = lua_touserdata(L, lua_upvalueindex(1));
+  if (lua_gettop(L) > d->nargs && d->nargs >= 0)
+    check_count(L, 1, d->name, d->params, d->hint, d->nargs);
+  return d->f(L);
+}
+
+/* nargs(name): how many arguments the Lua-layer function name takes (-1:
+ * any), from largs.c's table; too_many(name, ...) raises as the
+ * dispatcher does. A name missing from the table is an error here, so a
+ * Lua function cannot go unchecked. */
+static int l_nargs(lua_State *L) {
+  const char *params, *hint, *name = luaL_checkstring(L, 1);
+  int n = ndL_params(NULL, name, &params, &hint);
+  if (n == -2) return ndL_error(L, "nd: no parameter list for %s", name);
+  lua_pushinteger(L, n);
+  return 1;
+}
+
+static int l_too_many(lua_State *L) {
+  const char *params, *hint, *name = luaL_checkstring(L, 1);
+  int n = ndL_params(NULL, name, &params, &hint);
+  if (n >= 0) check_count(L, 2, name, params, hint, n);
+  return 0;
+}
+
+void ndL_register_in(lua_State *L, const luaL_Reg *fns, const char *ns) {
   for (; fns->name; fns++) {
-    lua_pushcfunction(L, fns->func);
+    const char *params, *hint;
+    int nargs = ndL_params(ns, fns->name, &params, &hint);
+    ndL_fn *d = lua_newuserdata(L, sizeof *d);
+    d->key = &fn_key;
+    d->f = fns->func;
+    /* internal entry points (nargs -2) raise under the core's names */
+    d->name = nargs == -2 ? NULL : fns->name;
+    d->params = params;
+    d->hint = hint;
+    d->nargs = nargs < 0 ? -1 : nargs;
+    lua_pushcclosure(L, dispatch, 1);
     lua_setfield(L, -2, fns->name);
   }
+}
+
+void ndL_register(lua_State *L, const luaL_Reg *fns) {
+  ndL_register_in(L, fns, NULL);
 }
 
 int ndL_dtype(lua_State *L, int idx, const char *fn, int def) {
@@ -713,6 +782,7 @@ int luaopen_nd(lua_State *L) {
                                  {"check", l_check}, {"tags", l_tags},
                                  {"ffi_api", l_ffi_api}, {"anchor", l_anchor},
                                  {"set_arm", l_set_arm}, {"arm", l_arm},
+                                 {"nargs", l_nargs}, {"too_many", l_too_many},
                                  {NULL, NULL}};
   luaL_newmetatable(L, NDL_TENSOR);
   ndL_register(L, mt);

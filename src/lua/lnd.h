@@ -59,32 +59,40 @@ nd_tensor *ndL_check(lua_State *L, int idx, const char *fn);
 /* NULL when not a live tensor (foreign, released, or unset). */
 nd_tensor *ndL_test(lua_State *L, int idx);
 
-/* An error context counting dims from 1 for messages. */
-static inline nd_err ndL_err(void) {
+/* The name errors of the running binding function are reported under:
+ * the one it was registered as (the function the user called), NULL in
+ * an internal entry point. */
+const char *ndL_fname(lua_State *L);
+/* An error context counting dims from 1, naming messages after the
+ * function the user called. */
+static inline nd_err ndL_err_(lua_State *L) {
   nd_err e;
   e.code = ND_OK;
   e.base = 1;
+  e.fn = ndL_fname(L);
   e.msg[0] = 0;
   return e;
 }
+#define ndL_err() ndL_err_(L)
 int ndL_raise(lua_State *L, const nd_err *e); /* lua_error with e->msg */
 /* luaL_error with printf's formats (lua_pushfstring has no %lld). */
 int ndL_error(lua_State *L, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Raise e, its message's leading "name:" replaced by fn (for functions
- * that reach the core through a shared entry point, like nd_empty). */
-int ndL_raise_as(lua_State *L, const char *fn, const nd_err *e);
 
 /* Run a core call; on ND_ENOMEM collect garbage once and retry (tensor
- * memory lives outside the Lua heap, so a collection may free some). */
-#define NDL_CALL_AS(L, fn, e, call)                                         \
+ * memory lives outside the Lua heap, so a collection may free some).
+ * NDL_CALL_AS names errors after fn instead (a function reached through
+ * another entry point: t[mask] is masked_select). */
+#define NDL_CALL_AS(L, name, e, call)                                       \
   do {                                                                      \
+    const char *fn_ = (name);                                               \
+    if (fn_) (e).fn = fn_;                                                  \
     nd_status s_ = (call);                                                  \
     if (s_ == ND_ENOMEM) {                                                  \
       lua_gc((L), LUA_GCCOLLECT, 0);                                        \
       s_ = (call);                                                          \
     }                                                                       \
-    if (s_) ndL_raise_as((L), (fn), &(e));                                  \
+    if (s_) ndL_raise((L), &(e));                                           \
   } while (0)
 #define NDL_CALL(L, e, call) NDL_CALL_AS(L, NULL, e, call)
 
@@ -107,8 +115,16 @@ int ndL_sizes(lua_State *L, int idx, const char *fn, int64_t *size,
               int *next);
 int ndL_shape(lua_State *L, int idx, const char *fn, int64_t *size,
               int *next);
-/* Registers functions into the table on top of the stack. */
+/* Registers functions into the table on top of the stack, each called
+ * through a dispatcher that refuses arguments past its last parameter
+ * and names its errors (lnd.c); ns "linalg" or "generator" picks that
+ * family's parameter lists (largs.c). */
 void ndL_register(lua_State *L, const luaL_Reg *fns);
+void ndL_register_in(lua_State *L, const luaL_Reg *fns, const char *ns);
+/* What function name takes (largs.c): its parameter list and a hint for
+ * a misuse, and how many arguments (-1 any, -2 not a listed function). */
+int ndL_params(const char *ns, const char *name, const char **params,
+               const char **hint);
 /* A dtype name at idx, or def when the slot is nil/none. */
 int ndL_dtype(lua_State *L, int idx, const char *fn, int def);
 /* A dim of t; a 0-d tensor takes 1 or -1 (PyTorch's 0 or -1) as 0, for

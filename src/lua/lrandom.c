@@ -297,7 +297,7 @@ void ndL_open_random(lua_State *L) {
       {"manual_seed", g_manual_seed}, {NULL, NULL}};
   if (luaL_newmetatable(L, NDL_GENERATOR)) { /* once per state */
     lua_newtable(L);
-    ndL_register(L, methods);
+    ndL_register_in(L, methods, "generator");
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, g_tostring);
     lua_setfield(L, -2, "__tostring");

@@ -186,7 +186,7 @@ static int l_fill_(lua_State *L) {
 static int l_zero_(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "zero_");
   nd_err e = ndL_err();
-  if (nd_fill_i64(&e, t, 0)) ndL_raise_as(L, "zero_", &e);
+  if (nd_fill_i64(&e, t, 0)) ndL_raise(L, &e);
   lua_settop(L, 1);
   return 1;
 }

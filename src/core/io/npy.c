@@ -292,7 +292,7 @@ nd_status nd_save_npy(nd_err *e, const char *path, const nd_tensor *t) {
       [ND_INT64] = "<i8", [ND_UINT8] = "|u1", [ND_BOOL] = "|b1"};
   int fortran = !nd_is_contiguous(t) && fortran_contiguous(t);
   nd_tensor c = ND_UNSET;
-  if (!fortran && nd_contiguous(e, &c, t)) return nd_err_as(e, "save");
+  if (!fortran && nd_contiguous(e, &c, t)) return nd_err_name(e, "save");
   const nd_tensor *src = fortran ? t : &c;
   char dict[ND_SIZES_BUF + 128], shape[ND_SIZES_BUF] = "";
   int k = 0;

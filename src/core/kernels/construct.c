@@ -20,7 +20,7 @@ nd_status nd_arange(nd_err *e, nd_tensor *out, int dtype, double start,
   if (nf > 0x1p62)
     return nd_fail(e, ND_EOVERFLOW, "arange: %g elements are too many", nf);
   int64_t n = (int64_t)nf;
-  if (nd_alloc_tensor(e, out, dtype, 1, &n, false)) return nd_err_as(e, "arange");
+  if (nd_alloc_tensor(e, out, dtype, 1, &n, false)) return nd_err_name(e, "arange");
   /* Integral start and step into an integer dtype: exact int64 arithmetic
    * (beyond 2^53 too); otherwise doubles, converted as PyTorch does
    * (arange(0, 2.5, 0.5, int64) is {0, 0, 1, 1, 2}). */
@@ -30,7 +30,7 @@ nd_status nd_arange(nd_err *e, nd_tensor *out, int dtype, double start,
   if (nd_alloc_tensor(e, &buf, integral ? ND_INT64 : ND_FLOAT64, 1, &n,
                       false)) {
     nd_release(out);
-    return nd_err_as(e, "arange");
+    return nd_err_name(e, "arange");
   }
   if (integral) { /* unsigned: wraps instead of UB; values lie before stop */
     int64_t *p = nd_data(&buf);
@@ -57,7 +57,7 @@ nd_status nd_linspace(nd_err *e, nd_tensor *out, int dtype, double a,
                    "finite", a, b);
   nd_tensor buf;
   if (nd_alloc_tensor(e, &buf, ND_FLOAT64, 1, &n, false))
-    return nd_err_as(e, "linspace");
+    return nd_err_name(e, "linspace");
   double *p = nd_data(&buf), step = n > 1 ? (b - a) / (double)(n - 1) : 0;
   /* Symmetric from both ends, as PyTorch does, so the last value is b
    * (and a single value is a). */
@@ -66,7 +66,7 @@ nd_status nd_linspace(nd_err *e, nd_tensor *out, int dtype, double a,
                                : b - step * (double)(n - 1 - i);
   nd_status st = nd_to_dtype(e, out, &buf, dtype);
   nd_release(&buf);
-  return st ? nd_err_as(e, "linspace") : ND_OK;
+  return st ? nd_err_name(e, "linspace") : ND_OK;
 }
 
 nd_status nd_eye(nd_err *e, nd_tensor *out, int dtype, int64_t n, int64_t m) {
@@ -75,7 +75,7 @@ nd_status nd_eye(nd_err *e, nd_tensor *out, int dtype, int64_t n, int64_t m) {
     return nd_fail(e, ND_EINVAL, "eye: negative size %lld x %lld",
                    (long long)n, (long long)m);
   memset(out, 0, sizeof *out);
-  if (nd_zeros(e, out, dtype, 2, size)) return nd_err_as(e, "eye");
+  if (nd_zeros(e, out, dtype, 2, size)) return nd_err_name(e, "eye");
   nd_tensor d;
   nd_diagonal(e, &d, out, 0, 0, 1);
   nd_fill(e, &d, 1);

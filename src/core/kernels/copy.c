@@ -128,7 +128,7 @@ nd_status nd_copy(nd_err *e, const nd_tensor *dst, const nd_tensor *src) {
              !memcmp(s.stride, dst->stride, sizeof(int64_t) * (size_t)s.ndim);
   if (!same && may_share_elements(dst, &s)) {
     nd_release(&s);
-    if (nd_clone(e, &tmp, src)) return nd_err_as(e, "copy_");
+    if (nd_clone(e, &tmp, src)) return nd_err_name(e, "copy_");
     nd_expand(&scratch, &s, &tmp, dst->ndim, dst->size); /* cannot fail */
     nd_release(&tmp);
   }
@@ -140,7 +140,7 @@ nd_status nd_copy(nd_err *e, const nd_tensor *dst, const nd_tensor *src) {
 static nd_status copy_as(nd_err *e, const char *fn, nd_tensor *out,
                          const nd_tensor *t, int dtype) {
   if (nd_alloc_tensor(e, out, dtype, t->ndim, t->size, false))
-    return nd_err_as(e, fn);
+    return nd_err_name(e, fn);
   copy_same_shape(out, t);
   return ND_OK;
 }

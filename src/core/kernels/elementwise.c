@@ -306,7 +306,7 @@ nd_status nd_ew_run(nd_err *e, const char *fn, nd_tensor *out, int mode,
       exs[k] = &ex[k];
     }
     if (nd_alloc_layout(e, out, rdt, nd, size, nin, exs))
-      return nd_err_as(e, fn);
+      return nd_err_name(e, fn);
   } else {
     if (!out || !out->storage)
       return nd_fail(e, ND_EINVAL, "%s: out must be a tensor", fn);
@@ -339,11 +339,11 @@ nd_status nd_ew_run(nd_err *e, const char *fn, nd_tensor *out, int mode,
                  !same_elements(out, &ex[k]);
     if (overlap) { /* compute aside, then copy in */
       nd_tensor tmp = ND_UNSET;
-      if (nd_empty_like(e, &tmp, out, out->dtype)) return nd_err_as(e, fn);
+      if (nd_empty_like(e, &tmp, out, out->dtype)) return nd_err_name(e, fn);
       execute(&tmp, ex, nin, kin, kout, kernel, kctx, grain);
       nd_status s = nd_copy(e, out, &tmp);
       nd_release(&tmp);
-      return s ? nd_err_as(e, fn) : ND_OK;
+      return s ? nd_err_name(e, fn) : ND_OK;
     }
   }
   execute(out, ex, nin, kin, kout, kernel, kctx, grain);
@@ -414,7 +414,7 @@ static int small_fast(nd_err *e, nd_tensor *out, int mode, int op,
         (y && !(po == py && es == eo) && po < py + n * es && py < po + n * eo))
       return 0;
   } else if (nd_alloc_tensor(e, out, odt, x->ndim, x->size, 0)) {
-    *st = nd_err_rename(e, nd_op_name_mode(op, mode)); /* mul:, not empty: */
+    *st = nd_err_name(e, nd_op_name_mode(op, mode)); /* mul:, not empty: */
     return 1;
   }
   *st = ND_OK;
@@ -435,7 +435,7 @@ nd_status nd_binary(nd_err *e, nd_tensor *out, int mode, int op,
   if (nd_ew_check_mode(e, fn, mode)) return e->code;
   nd_operand ops[2] = {*a, *b};
   int rdt = nd_result_type(e, op, 2, ops);
-  if (rdt < 0) return nd_err_rename(e, fn); /* sub_, not sub */
+  if (rdt < 0) return nd_err_name(e, fn); /* sub_, not sub */
   if (op == ND_POW) {
     int done;
     nd_status st2 = nd_pow_scalar(e, out, mode, fn, a, b, rdt, &done);
@@ -489,7 +489,7 @@ static int small_unary(nd_err *e, nd_tensor *out, int mode, int op,
     if (!((po == pa && es == eo) || po + n * eo <= pa || pa + n * es <= po))
       return 0;
   } else if (nd_alloc_tensor(e, out, rdt, a->ndim, a->size, 0)) {
-    *st = nd_err_rename(e, nd_op_name_mode(op, mode));
+    *st = nd_err_name(e, nd_op_name_mode(op, mode));
     return 1;
   }
   *st = ND_OK;
@@ -518,7 +518,7 @@ nd_status nd_unary(nd_err *e, nd_tensor *out, int mode, int op,
   if (nd_ew_check_mode(e, fn, mode)) return e->code;
   nd_operand oa = {a, 0, 0, 0};
   int rdt = nd_result_type(e, op, 1, &oa);
-  if (rdt < 0) return nd_err_rename(e, fn);
+  if (rdt < 0) return nd_err_name(e, fn);
   int ct = op == ND_ISNAN || op == ND_ISFINITE ? a->dtype : rdt;
   if (ct == a->dtype && small_unary(e, out, mode, op, a, rdt, &st)) return st;
   void *kctx;

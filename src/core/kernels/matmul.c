@@ -180,10 +180,10 @@ static nd_status product(nd_err *e, const char *fn, nd_tensor *out,
   if (nd_plan_matmul(e, fn, &p, a, b, fresh ? NULL : out, dtype))
     return e->code;
   if (fresh && nd_alloc_tensor(e, out, p.dtype, p.ndim, p.size, false))
-    return nd_err_as(e, fn);
+    return nd_err_name(e, fn);
   nd_status st = run(e, &p, a, b, out, alpha, beta);
   if (st && fresh) nd_release(out);
-  return st ? nd_err_as(e, fn) : ND_OK;
+  return st ? nd_err_name(e, fn) : ND_OK;
 }
 
 nd_status nd_matmul(nd_err *e, nd_tensor *out, const nd_tensor *a,
@@ -194,7 +194,7 @@ nd_status nd_matmul(nd_err *e, nd_tensor *out, const nd_tensor *a,
 nd_status nd_matmul_run(nd_err *e, const nd_blas_plan *plan,
                         const nd_tensor *a, const nd_tensor *b,
                         const nd_tensor *out) {
-  return run(e, plan, a, b, out, 1, 0) ? nd_err_as(e, "matmul") : ND_OK;
+  return run(e, plan, a, b, out, 1, 0) ? nd_err_name(e, "matmul") : ND_OK;
 }
 
 /* ---- the restricted forms ---------------------------------------------- */
@@ -294,5 +294,5 @@ done:
   if (st && fresh) nd_release(out);
   nd_release(&cv);
   nd_release(&work);
-  return st ? nd_err_as(e, "addmm") : ND_OK;
+  return st ? nd_err_name(e, "addmm") : ND_OK;
 }

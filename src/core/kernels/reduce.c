@@ -371,7 +371,7 @@ fail:
   nd_release(&acc);
   nd_release(&part);
   nd_release(out);
-  return nd_err_as(e, fn);
+  return nd_err_name(e, fn);
 }
 
 /* ---- min/max with indices ---- */
@@ -652,10 +652,10 @@ nd_status nd_reduce_arg(nd_err *e, nd_tensor *values, nd_tensor *indices,
   for (int i = 0; i < t->ndim && dim >= 0; i++)
     if (i != dim || keepdim) os[ond++] = i == dim ? 1 : t->size[i];
   if (nd_alloc_tensor(e, indices, ND_INT64, ond, os, false))
-    return nd_err_as(e, fn);
+    return nd_err_name(e, fn);
   if (values && nd_alloc_tensor(e, values, t->dtype, ond, os, false)) {
     nd_release(indices);
-    return nd_err_as(e, fn);
+    return nd_err_name(e, fn);
   }
   int64_t es = nd_dtype_size(t->dtype);
   if (dim >= 0) {
@@ -738,5 +738,5 @@ done:
   nd_release(&x);
   nd_release(&a);
   nd_release(&r);
-  return s ? nd_err_rename(e, "norm") : ND_OK;
+  return s ? nd_err_name(e, "norm") : ND_OK;
 }

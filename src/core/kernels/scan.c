@@ -53,7 +53,7 @@ static nd_status scan(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
   int od = nd_dtype_kind(t->dtype) == 'f' ? t->dtype : ND_INT64;
   nd_tensor c = ND_UNSET;
   if (nd_alloc_tensor(e, out, od, t->ndim, t->size, false))
-    return nd_err_rename(e, fn);
+    return nd_err_name(e, fn);
   if (nd_numel(t) == 0) return ND_OK;
   if (nd_contiguous(e, &c, t)) {
     nd_release(out);

@@ -912,7 +912,7 @@ static nd_status run_lanes(nd_err *e, const char *fn, lane_job *j,
   if ((values && nd_alloc_tensor(e, values, t->dtype, nd, sz, false)) ||
       (indices && nd_alloc_tensor(e, indices, ND_INT64, nd, sz, false))) {
     if (values) nd_release(values);
-    return nd_err_rename(e, fn);
+    return nd_err_name(e, fn);
   }
   j->v = values;
   j->ix = indices;
@@ -1022,10 +1022,10 @@ static nd_status median_keys(nd_err *e, nd_tensor *values, const nd_tensor *flat
   int dt = flat->dtype;
   int64_t n = flat->size[0], k = (n - 1) / 2;
   nd_storage *s;
-  if (nd_storage_new(e, &s, n * 4, false)) return nd_err_rename(e, "median");
+  if (nd_storage_new(e, &s, n * 4, false)) return nd_err_name(e, "median");
   if (nd_alloc_tensor(e, values, dt, 0, NULL, false)) {
     nd_storage_release(s);
-    return nd_err_rename(e, "median");
+    return nd_err_name(e, "median");
   }
   uint32_t *a = s->data;
   plain[dt].keys32(a, nd_ptr(flat), nd_dtype_size(dt), n, 0);
@@ -1123,7 +1123,7 @@ nd_status nd_unique(nd_err *e, nd_tensor *values, nd_tensor *counts,
     if (nd_alloc_tensor(e, counts, ND_INT64, 1, &sz, false)) {
       nd_release(&cnt);
       nd_release(values);
-      return nd_err_rename(e, "unique");
+      return nd_err_name(e, "unique");
     }
     memcpy(nd_data(counts), c, (size_t)sz * 8);
   }
@@ -1133,7 +1133,7 @@ fail:
   if (s) nd_storage_release(s);
   nd_release(&flat);
   nd_release(&cnt);
-  return nd_err_rename(e, "unique");
+  return nd_err_name(e, "unique");
 }
 
 /* ---- searchsorted ---- */
@@ -1155,7 +1155,7 @@ nd_status nd_searchsorted(nd_err *e, nd_tensor *out, const nd_tensor *sorted,
     nd_release(&s);
     nd_release(&v);
     if (ks) nd_storage_release(ks);
-    return nd_err_rename(e, "searchsorted");
+    return nd_err_name(e, "searchsorted");
   }
   uint64_t *sk = ks->data, *vk = sk + n;
   int64_t *o = nd_data(out);

@@ -65,7 +65,7 @@ fail:
   nd_release(&m);
   nd_release(&d);
   nd_release(out);
-  return nd_err_rename(e, fn);
+  return nd_err_name(e, fn);
 }
 
 /* The max over dims (kept as size 1), infinities replaced by 0. */
@@ -125,7 +125,7 @@ fail:
   nd_release(&d);
   nd_release(&s);
   nd_release(out);
-  return nd_err_rename(e, "logsumexp");
+  return nd_err_name(e, "logsumexp");
 }
 
 nd_status nd_softmax(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
@@ -137,7 +137,7 @@ nd_status nd_softmax(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
     if (dim < 0) dim += t->ndim;
     if (nd_check_dim(e, fn, dim, t->ndim)) return e->code;
   }
-  if (floated(e, &x, t)) return nd_err_rename(e, fn);
+  if (floated(e, &x, t)) return nd_err_name(e, fn);
   if (t->ndim == 0) { /* one element: view it as 1-D */
     x.ndim = 1;
     x.size[0] = 1;
@@ -180,7 +180,7 @@ fail:
   nd_release(&s);
   nd_release(&ex);
   nd_release(out);
-  return nd_err_rename(e, fn);
+  return nd_err_name(e, fn);
 }
 
 nd_status nd_count_nonzero(nd_err *e, nd_tensor *out, const nd_tensor *t,
@@ -190,7 +190,7 @@ nd_status nd_count_nonzero(nd_err *e, nd_tensor *out, const nd_tensor *t,
   nd_status s = nd_binary(e, &b, ND_NEW, ND_NE, &a, &z);
   if (!s) s = nd_reduce(e, out, ND_R_SUM, &b, ndims, dims, 0);
   nd_release(&b);
-  return s ? nd_err_rename(e, "count_nonzero") : ND_OK;
+  return s ? nd_err_name(e, "count_nonzero") : ND_OK;
 }
 
 /* ---- histc ---- */
@@ -244,7 +244,7 @@ nd_status nd_histc(nd_err *e, nd_tensor *out, const nd_tensor *t,
     return nd_fail(e, ND_EOVERFLOW, "histc: %lld bins are too many",
                    (long long)bins);
   if (lo == hi && nd_numel(t) > 0) {
-    if (data_range(e, t, &lo, &hi)) return nd_err_rename(e, "histc");
+    if (data_range(e, t, &lo, &hi)) return nd_err_name(e, "histc");
   }
   if (lo == hi) {
     lo -= 1;
@@ -254,10 +254,10 @@ nd_status nd_histc(nd_err *e, nd_tensor *out, const nd_tensor *t,
     return nd_fail(e, ND_EINVAL, "histc: range [%g, %g] is not finite", lo,
                    hi);
   nd_storage *cs;
-  if (nd_storage_new(e, &cs, cb, true)) return nd_err_rename(e, "histc");
+  if (nd_storage_new(e, &cs, cb, true)) return nd_err_name(e, "histc");
   if (nd_alloc_tensor(e, out, ND_FLOAT64, 1, &bins, false)) {
     nd_storage_release(cs);
-    return nd_err_rename(e, "histc");
+    return nd_err_name(e, "histc");
   }
   hist_ctx h = {lo, hi, bins, cs->data};
   if (nd_numel(t) > 0) {

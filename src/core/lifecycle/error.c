@@ -2,6 +2,28 @@
 #include "core.h"
 #include <stdio.h>
 
+/* The length of msg's leading name ("narrow" in "narrow: ..."), or 0 when
+ * it does not start with one. */
+static size_t lead_name(const char *msg) {
+  size_t n = 0;
+  while (n < 40 && (msg[n] == '_' || msg[n] == '.' ||
+                    (msg[n] >= 'a' && msg[n] <= 'z') ||
+                    (msg[n] >= 'A' && msg[n] <= 'Z') ||
+                    (n > 0 && msg[n] >= '0' && msg[n] <= '9')))
+    n++;
+  return n > 0 && msg[n] == ':' ? n : 0;
+}
+
+/* e->msg (just written) under the name fn: the one place a message gets
+ * the name of the function the user called. */
+static void name_message(nd_err *e, const char *fn) {
+  char m[sizeof e->msg + 64];
+  size_t n = lead_name(e->msg);
+  snprintf(m, sizeof m, "%.40s%s%s", fn, n ? "" : ": ", e->msg + n);
+  memcpy(e->msg, m, sizeof e->msg - 1);
+  e->msg[sizeof e->msg - 1] = 0;
+}
+
 nd_status nd_fail(nd_err *e, nd_status code, const char *fmt, ...) {
   if (!e) return code;
   va_list ap;
@@ -9,6 +31,7 @@ nd_status nd_fail(nd_err *e, nd_status code, const char *fmt, ...) {
   vsnprintf(e->msg, sizeof e->msg, fmt, ap);
   va_end(ap);
   e->code = code;
+  if (e->fn) name_message(e, e->fn);
   return code;
 }
 
@@ -22,21 +45,7 @@ const char *nd_fmt_sizes(char *buf, size_t n, int ndim, const int64_t *v) {
   return buf;
 }
 
-/* A failure from a shared path (allocation: "empty: not enough memory",
- * or any out-of-memory) under the name of the function the caller
- * called; other messages already name it and are kept. */
-nd_status nd_err_as(nd_err *e, const char *fn) {
-  if (!strncmp(e->msg, "empty:", 6) || e->code == ND_ENOMEM)
-    nd_err_rename(e, fn);
-  return e->code;
-}
-
-nd_status nd_err_rename(nd_err *e, const char *fn) {
-  char m[sizeof e->msg + 64];
-  const char *c = strchr(e->msg, ':');
-  if (c && c - e->msg > 24) c = NULL;
-  snprintf(m, sizeof m, "%.40s%s%s", fn, c ? "" : ": ", c ? c : e->msg);
-  memcpy(e->msg, m, sizeof e->msg - 1);
-  e->msg[sizeof e->msg - 1] = 0;
+nd_status nd_err_name(nd_err *e, const char *fn) {
+  if (!e->fn) name_message(e, fn); /* else nd_fail named it already */
   return e->code;
 }
