@@ -13,6 +13,10 @@ return function(ext)
   local function wrap(ptr, nbytes, dtype, sizes, strides, owner)
     local ty = type(ptr)
     if ty == "cdata" and ffi then
+      -- The cdata is kept with the owner: an ffi.new buffer then lives as
+      -- long as the tensor (one from ffi.cast owns nothing; its owner must
+      -- be passed).
+      if owner == nil then owner = ptr else owner = { owner, ptr } end
       ptr = tonumber(ffi.cast("uintptr_t", ffi.cast("const void *", ptr)))
     elseif ty ~= "userdata" then
       error(("wrap: argument 1 must be a pointer (FFI cdata or light userdata), got %s")
