@@ -17,7 +17,7 @@ local module_only = {
   wrap = true,
   linalg = true,
   normal = true, uniform = true, randperm = true, generator = true,
-  default_generator = true,
+  default_generator = true, clock = true,
 }
 -- Internal entry points, neither functions nor methods.
 local internal = {

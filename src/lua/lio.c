@@ -1,5 +1,7 @@
-/* nd.save / nd.load: NumPy .npy files. */
+/* What nd asks of the host: nd.save / nd.load (NumPy .npy files) and
+ * nd.clock. */
 #include "lnd.h"
+#include <time.h>
 
 static const char *path_arg(lua_State *L, const char *fn) {
   if (lua_type(L, 1) != LUA_TSTRING)
@@ -24,8 +26,22 @@ static int l_load(lua_State *L) {
   return 1;
 }
 
+/* nd.clock() -> seconds of a monotonic wall clock (os.clock is CPU time,
+ * which a sleeping or waiting program does not spend). */
+static int l_clock(lua_State *L) {
+  for (int i = 1; i <= lua_gettop(L); i++)
+    if (!lua_isnil(L, i))
+      return ndL_error(L, "clock: takes no arguments, got a %s as argument %d",
+                       luaL_typename(L, i), i);
+  struct timespec ts;
+  if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+    return ndL_error(L, "clock: the monotonic clock is not available");
+  lua_pushnumber(L, (lua_Number)ts.tv_sec + (lua_Number)ts.tv_nsec * 1e-9);
+  return 1;
+}
+
 void ndL_open_io(lua_State *L) {
   static const luaL_Reg fns[] = {{"save", l_save}, {"load", l_load},
-                                 {NULL, NULL}};
+                                 {"clock", l_clock}, {NULL, NULL}};
   ndL_register(L, fns);
 }
