@@ -158,6 +158,7 @@ static const sig sigs[] = {
     /* io, wrap */
     {"save", "path, t", NULL},
     {"load", "path", NULL},
+    {"clock", "", NULL},
     {"wrap", "ptr, nbytes, dtype, sizes [, strides [, owner]]", NULL},
     /* functions of the Lua layer (lua/ *.lua, through ext.checked) */
     {"equal", "a, b", NULL},

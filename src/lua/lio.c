@@ -29,10 +29,6 @@ static int l_load(lua_State *L) {
 /* nd.clock() -> seconds of a monotonic wall clock (os.clock is CPU time,
  * which a sleeping or waiting program does not spend). */
 static int l_clock(lua_State *L) {
-  for (int i = 1; i <= lua_gettop(L); i++)
-    if (!lua_isnil(L, i))
-      return ndL_error(L, "clock: takes no arguments, got a %s as argument %d",
-                       luaL_typename(L, i), i);
   struct timespec ts;
   if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
     return ndL_error(L, "clock: the monotonic clock is not available");

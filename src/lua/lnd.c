@@ -506,8 +506,9 @@ static void check_count(lua_State *L, int first, const char *name,
   int n = lua_gettop(L);
   while (n - first + 1 > nargs && lua_isnil(L, n)) n--;
   if (n - first + 1 > nargs)
-    ndL_error(L, "%s: takes (%s), got %d arguments%s%s", name, params,
-              n - first + 1, hint ? "; " : "", hint ? hint : "");
+    ndL_error(L, "%s: takes (%s), got %d argument%s%s%s", name, params,
+              n - first + 1, n - first ? "s" : "", hint ? "; " : "",
+              hint ? hint : "");
   lua_settop(L, n);
 }
 
