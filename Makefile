@@ -277,7 +277,7 @@ fuzz-libfuzzer: build-fuzz/fuzz_core
 	  [ $$status -eq 0 ] || tail -40 build-fuzz/log; exit $$status
 # Allocation-failure sweep: fail the Nth allocation for every N (at most
 # 2000) over a C API script and a Lua script (tests/alloc_fail.*).
-ALLOC_WRAP = -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc -Wl,--wrap=free
+ALLOC_WRAP = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=posix_memalign,--wrap=aligned_alloc,--wrap=strdup,--wrap=free
 $(BUILD)/alloc_fail: tests/alloc_fail.c $(CORE_OBJ) $(LUA_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALLOC_WRAP) $$(pkg-config --libs $(LUA_PC)) $(LDLIBS)
 check-alloc: deps all $(BUILD)/alloc_fail
