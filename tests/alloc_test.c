@@ -82,7 +82,8 @@ static nd_status program(nd_err *e) {
                    on_release, NULL))) goto out;
   if ((s = nd_transpose(e, &v, &w, 0, 1))) goto out;
   if ((s = nd_contiguous(e, &b, &v))) goto out;
-  if ((s = nd_binary_tensors(e, &c, ND_NEW, ND_ADD, &a, &w))) goto out;
+  nd_operand oa = {&a, 0, 0, 0}, ow = {&w, 0, 0, 0};
+  if ((s = nd_binary(e, &c, ND_NEW, ND_ADD, &oa, &ow))) goto out;
   if ((s = nd_matmul(e, &r, &c, &b))) goto out;
   if ((s = nd_reduce(e, &m, ND_R_SUM, &r, 0, NULL, 0))) goto out;
 out:

@@ -3,6 +3,7 @@
 #define ND_CORE_H
 
 #include "nd.h"
+#include "nd_internal.h"
 #include <stdarg.h>
 #include <stdbool.h>
 #include <string.h>

@@ -464,12 +464,6 @@ nd_status nd_binary(nd_err *e, nd_tensor *out, int mode, int op,
                    kctx, grain_of(op));
 }
 
-nd_status nd_binary_tensors(nd_err *e, nd_tensor *out, int mode, int op,
-                            const nd_tensor *a, const nd_tensor *b) {
-  nd_operand oa = {a, 0, 0, 0}, ob = {b, 0, 0, 0};
-  return nd_binary(e, out, mode, op, &oa, &ob);
-}
-
 /* The kernel of unary op on compute dtype ct: SLEEF's or nd's own vector
  * code when it has one (vmath.c), else the elementwise loop. */
 static nd_loop_fn unary_kernel(int op, int ct, void **kctx) {
