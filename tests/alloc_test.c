@@ -33,8 +33,14 @@ static void raw_count(long *n) {
 }
 #define raw_call() raw_count(&raw)
 void *__wrap_malloc(size_t n) { raw_call(); return __real_malloc(n); }
-void *__wrap_calloc(size_t n, size_t m) { raw_call(); return __real_calloc(n, m); }
-void *__wrap_realloc(void *p, size_t n) { raw_call(); return __real_realloc(p, n); }
+void *__wrap_calloc(size_t n, size_t m) {
+  raw_call();
+  return __real_calloc(n, m);
+}
+void *__wrap_realloc(void *p, size_t n) {
+  raw_call();
+  return __real_realloc(p, n);
+}
 int __wrap_posix_memalign(void **p, size_t align, size_t n) {
   raw_call();
   return __real_posix_memalign(p, align, n);
@@ -127,7 +133,8 @@ static nd_status ordinary(nd_err *e) {
   /* elementwise: mixed dtypes (converted through buffers), a transposed
    * operand (tiles), math, in place */
   nd_tensor *c = NEW, *d = NEW, *t3 = NEW, *l1 = NEW;
-  nd_operand oa = {a, 0, 0, 0}, ox = {xt, 0, 0, 0}, o2 = {NULL, ND_FLOAT64, 2, 0};
+  nd_operand oa = {a, 0, 0, 0}, ox = {xt, 0, 0, 0},
+             o2 = {NULL, ND_FLOAT64, 2, 0};
   DO(nd_binary(e, c, ND_NEW, ND_ADD, &oa, &ox));
   nd_tensor xd = ND_UNSET, tt = ND_UNSET;
   DO(nd_to_dtype(e, &xd, x, ND_FLOAT64));
@@ -135,7 +142,7 @@ static nd_status ordinary(nd_err *e) {
   nd_release(&xd);
   if (s) goto out;
   nd_operand ot = {&tt, 0, 0, 0};
-  s = nd_binary(e, d, ND_NEW, ND_MUL, &oa, &ot);  /* same dtype: the tiled path */
+  s = nd_binary(e, d, ND_NEW, ND_MUL, &oa, &ot); /* same dtype: tiles */
   nd_release(&tt);
   if (s) goto out;
   DO(nd_unary(e, t3, ND_NEW, ND_EXP, nr));
@@ -173,7 +180,7 @@ static nd_status ordinary(nd_err *e) {
   if (!s) s = nd_matmul(e, im, &i3, &i3t);
   nd_release(&i3); nd_release(&i3t);
   if (s) goto out;
-  /* linalg: LU (a wide right-hand side: row swaps through a buffer),
+  /* linalg: LU (a wide right-hand side: rows swapped in pieces),
    * SVD, eigh, QR, lstsq, inv */
   nd_tensor *A = NEW, *B = NEW, *sol = NEW, *U = NEW, *S = NEW, *Vh = NEW,
             *W = NEW, *V = NEW, *Q = NEW, *R = NEW, *ls = NEW, *iv = NEW;
@@ -284,7 +291,8 @@ int main(void) {
     c.fail_at = 0;
     if (s == ND_OK) ook++;
     else if (s == ND_ENOMEM && strstr(e.msg, "not enough memory")) oenomem++;
-    else fprintf(stderr, "ordinary, N=%ld: status %d, message '%s'\n", k, (int)s, e.msg);
+    else fprintf(stderr, "ordinary, N=%ld: status %d, message '%s'\n", k,
+                 (int)s, e.msg);
     if (c.live_blocks != 0 || c.live != 0)
       fprintf(stderr, "ordinary, N=%ld: %ld blocks leaked\n", k, c.live_blocks);
     CHECK(hit);
