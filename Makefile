@@ -33,7 +33,10 @@ BLAS_CFLAGS = $(call lazy,BLAS_CFLAGS,pkg-config --cflags openblas 2>/dev/null)
 BLAS_LIBS  = $(call lazy,BLAS_LIBS,pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
 SLEEF_LIBS = $(call lazy,SLEEF_LIBS,pkg-config --libs sleef 2>/dev/null || echo -lsleef)
 CFLAGS   ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -fPIC -fno-semantic-interposition -pthread \
+# Hidden by default: the shared libraries export what the public headers
+# declare (they push default visibility) and what src/core/nd_internal.h
+# marks ND_EXPORT, nothing else (make check-exports).
+ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -fPIC -fno-semantic-interposition -fvisibility=hidden -pthread \
              -Iinclude $(CORE_INC) $(LUA_CFLAGS) $(BLAS_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS   = $(BLAS_LIBS) $(SLEEF_LIBS) -lm -pthread -ldl
 
@@ -62,13 +65,13 @@ CLANG_PKGS = clang
 # The glue a C host links to embed nd in this Lua (nd_lua.h), on top of libnd.
 GLUE = libnd_$(LUA_PC)
 
-.PHONY: all deps deps-puc install-pkgs test check-asan check-joff check-puc check-clang check-install check-embed check-tsan check-rock check-fresh bench demo install install-module uninstall clean help
+.PHONY: all deps deps-puc install-pkgs test check-exports check-asan check-joff check-puc check-clang check-install check-embed check-tsan check-rock check-fresh bench demo install install-module uninstall clean help
 all: $(BUILD)/libnd.a $(BUILD)/libnd.so $(BUILD)/nd.so $(BUILD)/$(GLUE).a $(BUILD)/$(GLUE).so
 
 help:
-	@echo "make [all] | deps | test | demo | check-asan | check-joff | check-puc | check-clang | check-install | check-embed | check-tsan | check-rock | check-fresh | bench | install [LUA_PC=luajit|lua5.1..lua5.4] | uninstall | clean"
+	@echo "make [all] | deps | test | demo | check-exports | check-asan | check-joff | check-puc | check-clang | check-install | check-embed | check-tsan | check-rock | check-fresh | bench | install [LUA_PC=luajit|lua5.1..lua5.4] | uninstall | clean"
 
-$(BUILD)/%.o: src/%.c include/nd.h $(CORE_HDR) $(wildcard src/lua/*.h)
+$(BUILD)/%.o: src/%.c $(wildcard include/*.h) $(CORE_HDR) $(wildcard src/lua/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 # sqrt vectorises only when it need not set errno, which nd never reads
@@ -83,7 +86,9 @@ $(BUILD)/bin2c: tools/bin2c.c
 $(BUILD)/gen/lua_sources.c: $(LUA_MODS) $(BUILD)/bin2c
 	@mkdir -p $(dir $@)
 	$(BUILD)/bin2c $(LUA_MODS) > $@
-$(BUILD)/gen/lua_sources.o: $(BUILD)/gen/lua_sources.c
+# It includes no header of nd's, so the flags (visibility) are its rebuild
+# trigger.
+$(BUILD)/gen/lua_sources.o: $(BUILD)/gen/lua_sources.c Makefile
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/libnd.a: $(CORE_OBJ)
@@ -94,7 +99,12 @@ $(BUILD)/libnd.so: $(CORE_OBJ)
 # LuaRocks tree with no libnd.so on the loader path.
 $(BUILD)/nd.so: $(CORE_OBJ) $(LUA_OBJ)
 	$(CC) -shared $(ALL_CFLAGS) -Wl,-Bsymbolic-functions -o $@ $^ $(LDLIBS)
-# A host's link target: the glue alone, taking the core from libnd (one copy).
+# A host's link target: the glue alone, taking the core from libnd (one copy:
+# one allocator hook, block cache and thread pool per process, whichever
+# library a call comes from). So the glue may call in libnd.so only what
+# libnd.so exports: the public API, and the few internal functions marked
+# ND_EXPORT for it (src/core/nd_internal.h: nd_hook_alloc); stateless
+# internal helpers it needs are inline functions there instead.
 $(BUILD)/$(GLUE).a: $(LUA_OBJ)
 	rm -f $@ && ar rcs $@ $^
 $(BUILD)/$(GLUE).so: $(LUA_OBJ) $(BUILD)/libnd.so
@@ -118,7 +128,15 @@ install-pkgs:
 # deps first, then a sub-make builds: it sees what deps installed.
 test: deps
 	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory check-exports
 	@ND_BUILD=$(BUILD) bin/nd-busted
+
+# Each shared library exports its public API, all of it and nothing else
+# (tools/check-exports.sh: the public headers against nm -D).
+check-exports: all
+	@sh tools/check-exports.sh $(BUILD)/libnd.so=include/nd.h,include/nd_dlpack.h \
+	  $(BUILD)/nd.so=include/nd.h,include/nd_dlpack.h,include/nd_lua.h \
+	  $(BUILD)/$(GLUE).so=include/nd_lua.h
 
 check-asan: deps
 	@$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g $(SAN_FLAGS)" all
@@ -277,7 +295,7 @@ fuzz-libfuzzer: build-fuzz/fuzz_core
 	  [ $$status -eq 0 ] || tail -40 build-fuzz/log; exit $$status
 # Allocation-failure sweep: fail the Nth allocation for every N (at most
 # 2000) over a C API script and a Lua script (tests/alloc_fail.*).
-ALLOC_WRAP = -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc -Wl,--wrap=free
+ALLOC_WRAP = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=posix_memalign,--wrap=aligned_alloc,--wrap=strdup,--wrap=free
 $(BUILD)/alloc_fail: tests/alloc_fail.c $(CORE_OBJ) $(LUA_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALLOC_WRAP) $$(pkg-config --libs $(LUA_PC)) $(LDLIBS)
 check-alloc: deps all $(BUILD)/alloc_fail

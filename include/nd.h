@@ -38,6 +38,11 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* nd is built with hidden visibility: what is declared here, its public
+ * API, is what libnd exports. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
 
 #define ND_VERSION "0.1.0"
 #define ND_MAX_DIMS 16 /* the largest rank; more is refused with an error */
@@ -125,10 +130,6 @@ const char *nd_fmt_sizes(char *buf, size_t n, int ndim, const int64_t *v);
 typedef void *(*nd_alloc_fn)(size_t nbytes, size_t align, void *ud);
 typedef void (*nd_free_fn)(void *p, size_t nbytes, void *ud);
 void nd_set_allocator(nd_alloc_fn alloc, nd_free_fn free, void *ud);
-/* A block of nbytes (16-aligned) from the current hook, for headers kept
- * outside nd_storage (the Lua binding's tensor headers); NULL when it
- * fails. Give it back with (*free_fn)(p, nbytes, *ud). */
-void *nd_hook_alloc(size_t nbytes, nd_free_fn *free_fn, void **ud);
 void nd_set_num_threads(int n);  /* OpenBLAS and nd's own kernels */
 int nd_get_num_threads(void);
 
@@ -387,9 +388,6 @@ const char *nd_op_name(int op); /* "add", ... */
 int nd_result_type(nd_err *e, int op, int n, const nd_operand *ops);
 nd_status nd_binary(nd_err *e, nd_tensor *out, int mode, int op,
                     const nd_operand *a, const nd_operand *b);
-/* Tensors only: the LuaJIT FFI fast path and C callers. */
-nd_status nd_binary_tensors(nd_err *e, nd_tensor *out, int mode, int op,
-                            const nd_tensor *a, const nd_tensor *b);
 nd_status nd_unary(nd_err *e, nd_tensor *out, int mode, int op,
                    const nd_tensor *a);
 /* min(max(a, lo), hi); lo or hi may be NULL (no bound); NaN propagates. */
@@ -605,6 +603,9 @@ typedef struct nd_lapack_plan {
 nd_status nd_linalg_plan(nd_err *e, nd_lapack_plan *plan, const char *name,
                          const nd_tensor *a, const nd_tensor *b);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

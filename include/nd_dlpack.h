@@ -88,6 +88,9 @@ typedef struct DLManagedTensor {
 } DLManagedTensor;
 #endif /* DLPACK_DLPACK_H_ */
 
+#if defined(__GNUC__)
+#pragma GCC visibility push(default) /* exported, as nd.h's */
+#endif
 /* A DLManagedTensor viewing t's elements (it holds a reference to t's
  * storage until its deleter runs; the shape and strides it points to live
  * as long as it does). Bool exports as kDLBool, 8 bits. */
@@ -98,6 +101,9 @@ nd_status nd_to_dlpack(nd_err *e, const nd_tensor *t, DLManagedTensor **out);
  * once, when the last header on the storage is released; on failure m is
  * left to the caller. */
 nd_status nd_from_dlpack(nd_err *e, nd_tensor *out, DLManagedTensor *m);
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,9 @@
 extern "C" {
 #endif
 #include <lua.h>
+#if defined(__GNUC__)
+#pragma GCC visibility push(default) /* the glue's exports (nd.h) */
+#endif
 
 /* Opens the module: returns 1 with the nd table on the stack. */
 int luaopen_nd(lua_State *L);
@@ -40,6 +43,9 @@ void nd_lua_push(lua_State *L, const nd_tensor *t);
  * first, so take nd_data() after this call. */
 nd_tensor *nd_lua_check(lua_State *L, int idx);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

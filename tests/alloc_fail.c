@@ -1,15 +1,18 @@
-/* Allocation-failure injection (make check-alloc). nd's allocator hook
- * (nd_set_allocator) and the core's own malloc/calloc (wrapped at link
- * time: -Wl,--wrap=malloc,...) share one counter; run N fails the Nth
- * allocation, for N = 1, 2, ... until a run makes no more allocations than
- * N (or N reaches the cap). Each run must fail cleanly (ND_ENOMEM from the
- * C API, a Lua error saying "not enough memory" from Lua), leak nothing
- * (every block allocated is freed once the run's tensors are released or
- * its lua_State closed), and nd must work afterwards (one more clean run).
+/* Allocation-failure injection (make check-alloc). Run N fails the Nth
+ * allocation from nd's allocator hook (nd_set_allocator), for N = 1, 2,
+ * ... until a run makes no more allocations than N (or N reaches the cap).
+ * Each run must fail cleanly (ND_ENOMEM from the C API, a Lua error saying
+ * "not enough memory" from Lua), leak nothing (every block allocated is
+ * freed once the run's tensors are released or its lua_State closed), and
+ * nd must work afterwards (one more clean run). The C allocator's entry
+ * points are wrapped at link time (-Wl,--wrap=malloc,...: calls from nd's
+ * objects, not from Lua's, libc's or OpenBLAS's): any such call while the
+ * hook is installed bypassed it, and is a problem.
  *
  *   alloc_fail c          the C API script below
  *   alloc_fail lua FILE   a Lua script, in a fresh lua_State per run
- * Prints "alloc sweep <mode>: N runs, N injected failures, 0 problems". */
+ * Prints "alloc sweep <mode>: N runs, N injected failures, 0 raw allocator
+ * calls in the clean run, 0 problems". */
 #include "nd.h"
 #include <lauxlib.h>
 #include <lualib.h>
@@ -23,49 +26,45 @@ int luaopen_nd(lua_State *L);
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t m);
 void *__real_realloc(void *p, size_t n);
+int __real_posix_memalign(void **p, size_t align, size_t n);
+void *__real_aligned_alloc(size_t align, size_t n);
+char *__real_strdup(const char *s);
 void __real_free(void *p);
 
-static long count, fail_at, live, injected;
+static long count, fail_at, live, injected, raw, raw_clean;
+/* Calls to the C allocator (atomic: nd's worker threads too). */
+#define RAW() __atomic_add_fetch(&raw, 1, __ATOMIC_RELAXED)
 
 static int should_fail(void) {
   if (++count != fail_at) return 0;
   injected++;
   return 1;
 }
-void *__wrap_malloc(size_t n) {
-  if (should_fail()) return NULL;
-  void *p = __real_malloc(n);
-  if (p) live++;
-  return p;
+void *__wrap_malloc(size_t n) { RAW(); return __real_malloc(n); }
+void *__wrap_calloc(size_t n, size_t m) { RAW(); return __real_calloc(n, m); }
+void *__wrap_realloc(void *q, size_t n) { RAW(); return __real_realloc(q, n); }
+int __wrap_posix_memalign(void **p, size_t align, size_t n) {
+  RAW();
+  return __real_posix_memalign(p, align, n);
 }
-void *__wrap_calloc(size_t n, size_t m) {
-  if (should_fail()) return NULL;
-  void *p = __real_calloc(n, m);
-  if (p) live++;
-  return p;
+void *__wrap_aligned_alloc(size_t align, size_t n) {
+  RAW();
+  return __real_aligned_alloc(align, n);
 }
-void *__wrap_realloc(void *q, size_t n) {
-  if (should_fail()) return NULL;
-  void *p = __real_realloc(q, n);
-  if (p && !q) live++;
-  return p;
-}
-void __wrap_free(void *p) {
-  if (p) live--;
-  __real_free(p);
-}
+char *__wrap_strdup(const char *s) { RAW(); return __real_strdup(s); }
+void __wrap_free(void *p) { if (p) RAW(); __real_free(p); }
 static void *hook_alloc(size_t n, size_t align, void *ud) {
   (void)ud;
   if (should_fail()) return NULL;
   void *p = NULL;
-  if (posix_memalign(&p, align, n ? n : 1)) return NULL;
+  if (__real_posix_memalign(&p, align, n ? n : 1)) return NULL;
   live++;
   return p;
 }
 static void hook_free(void *p, size_t n, void *ud) {
   (void)n; (void)ud;
   live--;
-  __real_free(p); /* posix_memalign's block (this file is wrapped too) */
+  __real_free(p);
 }
 
 static int problems;
@@ -157,6 +156,7 @@ int main(int argc, char **argv) {
   char npy[64];
   snprintf(npy, sizeof npy, "/tmp/nd-alloc-%d.npy", (int)getpid());
   nd_set_allocator(hook_alloc, hook_free, NULL);
+  raw = 0; /* the default allocator's cache, flushed */
   for (fail_at = 1; fail_at <= cap; fail_at++) {
     long before = live;
     count = 0;
@@ -166,6 +166,10 @@ int main(int argc, char **argv) {
     runs++;
     if (live != before)
       PROBLEM("run %ld: %ld blocks leaked\n", fail_at, live - before);
+    if (raw)
+      PROBLEM("run %ld: %ld calls to the C allocator bypassed the hook\n",
+              fail_at, raw);
+    raw = 0;
     if (injected == inj) break; /* the run needed fewer allocations */
   }
   fail_at = 0; /* nd works afterwards */
@@ -173,8 +177,12 @@ int main(int argc, char **argv) {
   if (!(lua ? lua_script(argv[2], 1) : c_script(npy)))
     PROBLEM("the clean run after the sweep failed\n");
   if (live != before) PROBLEM("clean run: %ld blocks leaked\n", live - before);
+  raw_clean = raw;
+  if (raw)
+    PROBLEM("clean run: %ld calls to the C allocator bypassed the hook\n", raw);
   remove(npy);
-  printf("alloc sweep %s: %ld runs, %ld injected failures, %d problems\n",
-         lua ? "lua" : "c", runs, injected, problems);
+  printf("alloc sweep %s: %ld runs, %ld injected failures, %ld raw allocator "
+         "calls in the clean run, %d problems\n",
+         lua ? "lua" : "c", runs, injected, raw_clean, problems);
   return problems != 0;
 }

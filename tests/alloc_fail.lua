@@ -18,3 +18,22 @@ os.remove(path)
 assert(nd.equal(l, b))
 local x = nd.tensor({ { 1, 2 }, { 3, 4 } }, "float32"):to("int64"):clone()
 x:add_(m:sum() > 0 and 1 or 2)
+-- Scratch: LAPACK workspaces, the sort's lanes, tiles for a transposed
+-- operand, the overlap search, wrap's owner anchor.
+local A = nd.randn(6, 6)
+local X = nd.linalg.solve(A, nd.rand(6, 40))
+local U, S, Vh = nd.linalg.svd(nd.rand(7, 5))
+local W, V = nd.linalg.eigh(A + A:t())
+local sv, si = nd.rand(30, 40):sort(2)
+local ix = nd.tensor({ 1, 3 }, "int64")
+local g = sv:gather(2, si) + sv:index_select(1, ix):sum()
+local ms = sv:masked_select(sv:gt(0.5))
+local q = nd.rand(64, 48) * nd.rand(48, 64):t()
+local o = nd.arange(13):as_strided({ 2, 2, 2 }, { 3, 4, 5 }, 0)
+o:fill_(-1)
+local ok, ffi = pcall(require, "ffi")
+if ok then
+  local buf = ffi.new("double[12]")
+  local wr = nd.wrap(buf, ffi.sizeof(buf), "float64", { 3, 4 }, nil, buf)
+  wr:add_(1)
+end

@@ -3,6 +3,7 @@
 #define ND_CORE_H
 
 #include "nd.h"
+#include "nd_internal.h"
 #include <stdarg.h>
 #include <stdbool.h>
 #include <string.h>
@@ -77,6 +78,15 @@ nd_status nd_storage_new(nd_err *e, nd_storage **out, int64_t nbytes,
 /* A zeroed header for wrapped storage, from the allocator hook (NULL when
  * it fails); nd_storage_release frees it. */
 nd_storage *nd_storage_header(void);
+/* Scratch memory from the allocator hook, as every block nd allocates:
+ * count * esize bytes (at least 1; the product is overflow-checked),
+ * ND_ALIGN-aligned, zeroed when zero. NULL on failure, with ND_ENOMEM or
+ * ND_EOVERFLOW in e (which may be NULL) naming fn. nd_scratch_free takes
+ * the pointer alone (NULL is a no-op) and gives the block back to the
+ * free function it came from. */
+void *nd_scratch_alloc(nd_err *e, const char *fn, int64_t count,
+                       int64_t esize, bool zero);
+void nd_scratch_free(void *p);
 /* Unset out, ndim/size set, row-major strides, fresh storage. */
 nd_status nd_alloc_tensor(nd_err *e, nd_tensor *out, int dtype, int ndim,
                           const int64_t *size, bool zero);

@@ -5,6 +5,8 @@
 #define ND_LND_H
 
 #include "nd.h"
+#include "nd_internal.h"
+#include "nd_lua.h" /* luaopen_nd, exported */
 #include <lauxlib.h>
 #include <lua.h>
 

@@ -3,7 +3,7 @@
  * testing module in package.preload (lua/nd.lua, lua/testing.lua). */
 #include "lnd.h"
 
-int luaopen_nd_testing(lua_State *L);
+ND_EXPORT int luaopen_nd_testing(lua_State *L);
 int luaopen_nd_testing(lua_State *L) {
   lua_getglobal(L, "require");
   lua_pushliteral(L, "nd");

@@ -13,16 +13,18 @@
  * that re-arms itself may outlive the module at lua_close), and all of
  * them when the state closes; the last of the two sides frees the anchor. */
 #include "lnd.h"
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct anchor {
   long refs;     /* the storage's and the state's */
   int released;  /* set by the storage's release callback */
+  nd_free_fn free; /* from the allocator hook, as every block of nd's */
+  void *ud;
 } anchor;
 
 static void anchor_drop(anchor *a) {
-  if (__atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL) == 0) free(a);
+  if (__atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL) == 0)
+    a->free(a, sizeof *a, a->ud);
 }
 
 static void on_release(void *data, void *ctx) {
@@ -120,15 +122,19 @@ static int l_wrap_raw(lua_State *L) {
   nd_tensor *t = ndL_new(L);
   nd_err e = ndL_err();
   anchor *a = NULL;
+  nd_free_fn afree = NULL;
+  void *aud = NULL;
   if (has_owner) {
-    a = malloc(sizeof *a);
+    a = nd_hook_alloc(sizeof *a, &afree, &aud);
     if (!a) return ndL_error(L, "wrap: not enough memory");
     a->refs = 2;
     a->released = 0;
+    a->free = afree;
+    a->ud = aud;
   }
   if (nd_wrap(&e, t, p, nbytes, dtype, n, size, strided ? stride : NULL,
               a ? on_release : NULL, a)) {
-    free(a);
+    if (a) afree(a, sizeof *a, aud);
     return ndL_raise(L, &e);
   }
   if (a) {

@@ -41,9 +41,9 @@ static int search(const dims *d, int64_t numel, int64_t span) {
   uint64_t *bits = NULL;
   int64_t *list = NULL;
   if (span / 64 + 1 <= numel)
-    bits = calloc((size_t)(span / 64 + 1), sizeof *bits);
+    bits = nd_scratch_alloc(NULL, "overlap", span / 64 + 1, sizeof *bits, true);
   else
-    list = malloc(sizeof *list * (size_t)numel);
+    list = nd_scratch_alloc(NULL, "overlap", numel, sizeof *list, false);
   if (!bits && !list) return -1;
   int found = 0;
   for (int64_t k = 0; k < numel; k++) {
@@ -66,8 +66,8 @@ static int search(const dims *d, int64_t numel, int64_t span) {
     for (int64_t k = 1; k < numel && !found; k++)
       found = list[k] == list[k - 1];
   }
-  free(bits);
-  free(list);
+  nd_scratch_free(bits);
+  nd_scratch_free(list);
   return found;
 }
 

@@ -214,8 +214,10 @@ nd_status nd_load_npy(nd_err *e, nd_tensor *out, const char *path) {
                  path, (long long)hlen);
     goto done;
   }
-  header = malloc((size_t)hlen + 1);
-  if (!header) { st = nd_fail(e, ND_ENOMEM, "load: not enough memory"); goto done; }
+  if (!(header = nd_scratch_alloc(e, "load", hlen + 1, 1, false))) {
+    st = e->code;
+    goto done;
+  }
   if (fread(header, 1, (size_t)hlen, f) != (size_t)hlen) goto truncated;
   header[hlen] = 0;
   if ((st = parse_header(e, path, header, hlen, &dtype, &swap, &fortran,
@@ -271,7 +273,7 @@ nd_status nd_load_npy(nd_err *e, nd_tensor *out, const char *path) {
 truncated:
   st = nd_fail(e, ND_EIO, "load: %s is truncated", path);
 done:
-  free(header);
+  nd_scratch_free(header);
   fclose(f);
   return st;
 }

@@ -11,7 +11,6 @@
 #include "elementwise.h"
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 enum { CHUNK = 256, T0 = 256, T1 = 64 };
 
@@ -106,6 +105,9 @@ typedef struct {
   int kdt[ND_ITER_MAXOPS]; /* the kernel's */
   int needbuf[ND_ITER_MAXOPS];
   int64_t nb1;             /* tiles along iteration dim 1 */
+  char *tiles;             /* nslots buffers of `slot` bytes, or NULL */
+  int64_t slot;
+  int nslots, next;        /* next: the slot the next task claims */
   nd_iter it;
 } job;
 
@@ -187,10 +189,13 @@ static void scatter(char *p, const char *buf, int64_t ti, int64_t tj,
 
 /* Units: one block of T1 along dim 1 at one position of the outer dims. */
 static void run_tiles(void *ctx, int64_t lo, int64_t hi) {
-  const job *j = ctx;
+  job *j = ctx;
   const nd_iter *it = &j->it;
-  /* Without memory for tiles, operands are read in place (slower). */
-  char *mem = malloc((size_t)ND_ITER_MAXOPS * T0 * T1 * 8), *buf[ND_ITER_MAXOPS];
+  /* Each task takes a slot of the call's buffers; without one (no memory
+   * for them), operands are read in place (slower). */
+  int k0 = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+  char *mem = j->tiles && k0 < j->nslots ? j->tiles + k0 * j->slot : NULL;
+  char *buf[ND_ITER_MAXOPS];
   int needbuf[ND_ITER_MAXOPS];
   for (int k = 0; k < j->nops; k++) {
     buf[k] = mem ? mem + (size_t)k * T0 * T1 * 8 : NULL;
@@ -232,7 +237,6 @@ static void run_tiles(void *ctx, int64_t lo, int64_t hi) {
                 it->stride[0][0], it->stride[0][1], nd_dtype_size(j->dt[0]));
     }
   }
-  free(mem);
 }
 
 static void execute(const nd_tensor *dst, const nd_tensor *ex, int nin,
@@ -260,8 +264,17 @@ static void execute(const nd_tensor *dst, const nd_tensor *ex, int nin,
     for (int i = 2; i < j.it.ndim; i++) outer *= j.it.size[i];
     j.nb1 = (j.it.size[1] + T1 - 1) / T1;
     int64_t per_unit = T1 * j.it.size[0];
-    nd_parallel_for(outer * j.nb1, (grain + per_unit - 1) / per_unit,
-                    run_tiles, &j);
+    int64_t units = outer * j.nb1, g = (grain + per_unit - 1) / per_unit;
+    /* Tile buffers for as many tasks as nd_parallel_for makes, allocated
+     * here (the hook is called from the caller's thread only). */
+    int64_t tasks = units / (g > 1 ? g : 1);
+    int nt = nd_get_num_threads();
+    j.nslots = tasks < 1 ? 1 : tasks > nt ? nt : (int)tasks;
+    j.slot = (int64_t)j.nops * T0 * T1 * 8;
+    j.next = 0;
+    j.tiles = nd_scratch_alloc(NULL, "tiles", j.nslots, j.slot, false);
+    nd_parallel_for(units, g, run_tiles, &j);
+    nd_scratch_free(j.tiles);
     return;
   }
   nd_parallel_for(n, grain, direct ? run_direct : run_buffered, &j);
@@ -449,12 +462,6 @@ nd_status nd_binary(nd_err *e, nd_tensor *out, int mode, int op,
   if (op == ND_POW) nd_vmath(ND_VM_POW, ct, &k, &kctx);
   return nd_ew_run(e, fn, out, mode, 2, ops, rdt, kin, cmp ? ND_BOOL : ct, k,
                    kctx, grain_of(op));
-}
-
-nd_status nd_binary_tensors(nd_err *e, nd_tensor *out, int mode, int op,
-                            const nd_tensor *a, const nd_tensor *b) {
-  nd_operand oa = {a, 0, 0, 0}, ob = {b, 0, 0, 0};
-  return nd_binary(e, out, mode, op, &oa, &ob);
 }
 
 /* The kernel of unary op on compute dtype ct: SLEEF's or nd's own vector

@@ -924,7 +924,7 @@ static nd_status run_lanes(nd_err *e, const char *fn, lane_job *j,
   if (j->nomem) {
     if (values) nd_release(values);
     if (indices) nd_release(indices);
-    return nd_fail(e, ND_ENOMEM, "%s: out of memory for a lane of %lld "
+    return nd_fail(e, ND_ENOMEM, "%s: not enough memory for a lane of %lld "
                    "elements", fn, (long long)j->n);
   }
   return ND_OK;

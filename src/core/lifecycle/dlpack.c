@@ -1,7 +1,6 @@
 /* DLPack exchange: nd headers to DLManagedTensor and back, zero-copy. */
 #include "nd_dlpack.h"
 #include "core.h"
-#include <stdlib.h>
 
 /* nd dtype <-> DLPack (code, bits), in ND_DTYPES order. */
 static const DLDataType dl_types[ND_NDTYPES] = {
@@ -27,15 +26,15 @@ typedef struct export_block {
 static void export_deleter(DLManagedTensor *m) {
   export_block *b = m->manager_ctx;
   nd_release(&b->t);
-  free(b);
+  nd_scratch_free(b);
 }
 
 nd_status nd_to_dlpack(nd_err *e, const nd_tensor *t, DLManagedTensor **out) {
   *out = NULL;
   if (!t || !t->storage)
     return nd_fail(e, ND_EINVAL, "to_dlpack: tensor is unset or released");
-  export_block *b = calloc(1, sizeof *b);
-  if (!b) return nd_fail(e, ND_ENOMEM, "to_dlpack: not enough memory");
+  export_block *b = nd_scratch_alloc(e, "to_dlpack", 1, sizeof *b, true);
+  if (!b) return e->code;
   nd_share(&b->t, t);
   for (int i = 0; i < t->ndim; i++) {
     b->shape[i] = t->size[i];

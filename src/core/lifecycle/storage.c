@@ -363,6 +363,39 @@ nd_status nd_storage_new(nd_err *e, nd_storage **out, int64_t nbytes,
   return ND_OK;
 }
 
+/* A storage whose first ND_ALIGN bytes hold its own address: the block
+ * then remembers its size and its free function (the hook may change
+ * while scratch is out), and the default allocator's block cache serves
+ * it as it serves tensors. */
+void *nd_scratch_alloc(nd_err *e, const char *fn, int64_t count,
+                       int64_t esize, bool zero) {
+  int64_t bytes, total;
+  if (count < 1) count = 1;
+  if (esize < 1) esize = 1;
+  if (nd_mul_ovf(count, esize, &bytes) ||
+      nd_add_ovf(bytes, ND_ALIGN, &total)) {
+    nd_fail(e, ND_EOVERFLOW, "%s: scratch of %lld elements of %lld bytes "
+            "has more bytes than an int64 can count", fn, (long long)count,
+            (long long)esize);
+    return NULL;
+  }
+  nd_err why;
+  nd_storage *s;
+  if (nd_storage_new(&why, &s, total, zero)) {
+    if (e) {
+      nd_err_rename(&why, fn); /* "empty: not enough memory ..." */
+      nd_fail(e, why.code, "%s", why.msg);
+    }
+    return NULL;
+  }
+  *(nd_storage **)s->data = s;
+  return (char *)s->data + ND_ALIGN;
+}
+
+void nd_scratch_free(void *p) {
+  if (p) nd_storage_release(*(nd_storage **)(void *)((char *)p - ND_ALIGN));
+}
+
 void nd_storage_retain(nd_storage *s) {
   if (s) __atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED);
 }

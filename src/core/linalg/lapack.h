@@ -40,9 +40,9 @@ LAPACK_ROUTINES(LAPACK_DECLARE, s)
 LAPACK_ROUTINES(LAPACK_DECLARE, d)
 #undef LAPACK_DECLARE
 
-/* One precision's routines; lin_lapack(dtype) picks float32's or
+/* One precision's routines; nd_lin_lapack(dtype) picks float32's or
  * float64's. `p` is the prefix that error messages and plans quote. */
-typedef struct lin_lapack {
+typedef struct nd_lin_lapack {
   char p;
   void (*getrf)(const int *, const int *, void *, const int *, int *, int *);
   void (*getri)(const int *, void *, const int *, const int *, void *,
@@ -62,6 +62,6 @@ typedef struct lin_lapack {
   void (*gelsd)(const int *, const int *, const int *, void *, const int *,
                 void *, const int *, void *, const void *, int *, void *,
                 const int *, int *, int *);
-} lin_lapack;
+} nd_lin_lapack;
 
 #endif

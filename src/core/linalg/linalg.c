@@ -9,19 +9,18 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #define LAPACK_ENTRY(p)                                                      \
   {#p[0],     p##getrf_, p##getri_, p##potrf_, p##gelqf_, p##orglq_,         \
    p##gesdd_, p##syevd_, p##gelsd_}
-static const lin_lapack lapack_s = LAPACK_ENTRY(s);
-static const lin_lapack lapack_d = LAPACK_ENTRY(d);
+static const nd_lin_lapack lapack_s = LAPACK_ENTRY(s);
+static const nd_lin_lapack lapack_d = LAPACK_ENTRY(d);
 
-const lin_lapack *lin_lapack_for(int dtype) {
+const nd_lin_lapack *nd_lin_lapack_for(int dtype) {
   return dtype == ND_FLOAT32 ? &lapack_s : &lapack_d;
 }
 
-double lin_eps(int dtype) {
+double nd_lin_eps(int dtype) {
   return dtype == ND_FLOAT32 ? (double)FLT_EPSILON : DBL_EPSILON;
 }
 
@@ -29,7 +28,7 @@ static const char *shape(char *buf, const nd_tensor *t) {
   return nd_fmt_sizes(buf, ND_SIZES_BUF, t->ndim, t->size);
 }
 
-nd_status lin_int(nd_err *e, const char *fn, int64_t v, int *out) {
+nd_status nd_lin_int(nd_err *e, const char *fn, int64_t v, int *out) {
   if (v > INT_MAX)
     return nd_fail(e, ND_EOVERFLOW, "%s: size %lld exceeds LAPACK's 32-bit "
                    "int", fn, (long long)v);
@@ -37,8 +36,8 @@ nd_status lin_int(nd_err *e, const char *fn, int64_t v, int *out) {
   return ND_OK;
 }
 
-nd_status lin_check(nd_err *e, const char *fn, const nd_tensor *a,
-                    int square, lin_batch *b) {
+nd_status nd_lin_check(nd_err *e, const char *fn, const nd_tensor *a,
+                       int square, nd_lin_batch *b) {
   char s[ND_SIZES_BUF];
   if (a->ndim < 2)
     return nd_fail(e, ND_EINVAL, "%s: expected a matrix (at least 2-D), got "
@@ -49,14 +48,14 @@ nd_status lin_check(nd_err *e, const char *fn, const nd_tensor *a,
                    "%s (%lld x %lld)", fn, shape(s, a), (long long)m,
                    (long long)n);
   int i;
-  if (lin_int(e, fn, m, &i) || lin_int(e, fn, n, &i)) return e->code;
+  if (nd_lin_int(e, fn, m, &i) || nd_lin_int(e, fn, n, &i)) return e->code;
   const int mdims = 2;
-  return lin_broadcast(e, fn, 1, &a, &mdims, b);
+  return nd_lin_broadcast(e, fn, 1, &a, &mdims, b);
 }
 
-nd_status lin_broadcast(nd_err *e, const char *fn, int n,
-                        const nd_tensor *const *ts, const int *mdims,
-                        lin_batch *b) {
+nd_status nd_lin_broadcast(nd_err *e, const char *fn, int n,
+                           const nd_tensor *const *ts, const int *mdims,
+                           nd_lin_batch *b) {
   b->nbd = 0;
   for (int k = 0; k < n; k++)
     if (ts[k]->ndim - mdims[k] > b->nbd) b->nbd = ts[k]->ndim - mdims[k];
@@ -83,9 +82,9 @@ nd_status lin_broadcast(nd_err *e, const char *fn, int n,
   return ND_OK;
 }
 
-nd_status lin_rhs(nd_err *e, const char *fn, const nd_tensor *a,
-                  const nd_tensor *bt, int64_t rows, const char *name,
-                  lin_batch *b, int mdims[2], int *nrhs) {
+nd_status nd_lin_rhs(nd_err *e, const char *fn, const nd_tensor *a,
+                     const nd_tensor *bt, int64_t rows, const char *name,
+                     nd_lin_batch *b, int mdims[2], int *nrhs) {
   const int vec = bt->ndim == 1;
   if (bt->ndim == 0 || bt->size[bt->ndim - 1 - !vec] != rows) {
     char s1[ND_SIZES_BUF], s2[ND_SIZES_BUF];
@@ -97,13 +96,14 @@ nd_status lin_rhs(nd_err *e, const char *fn, const nd_tensor *a,
   const nd_tensor *ops[2] = {a, bt};
   mdims[0] = 2;
   mdims[1] = vec ? 1 : 2;
-  if (lin_broadcast(e, fn, 2, ops, mdims, b)) return e->code;
+  if (nd_lin_broadcast(e, fn, 2, ops, mdims, b)) return e->code;
   *nrhs = 1;
-  return vec ? ND_OK : lin_int(e, fn, bt->size[bt->ndim - 1], nrhs);
+  return vec ? ND_OK : nd_lin_int(e, fn, bt->size[bt->ndim - 1], nrhs);
 }
 
-lin_mat lin_at(const lin_batch *b, const nd_tensor *t, int mdims, int64_t k) {
-  lin_mat m;
+nd_lin_mat nd_lin_at(const nd_lin_batch *b, const nd_tensor *t, int mdims,
+                     int64_t k) {
+  nd_lin_mat m;
   const int nd = t->ndim, tb = nd - mdims;
   m.dt = t->dtype;
   if (mdims == 2) {
@@ -132,8 +132,8 @@ lin_mat lin_at(const lin_batch *b, const nd_tensor *t, int mdims, int64_t k) {
   return m;
 }
 
-nd_status lin_new(nd_err *e, nd_tensor *out, int dt, const lin_batch *b,
-                  int ntail, int64_t t0, int64_t t1) {
+nd_status nd_lin_new(nd_err *e, nd_tensor *out, int dt, const nd_lin_batch *b,
+                     int ntail, int64_t t0, int64_t t1) {
   int64_t size[ND_MAX_DIMS + 2];
   for (int j = 0; j < b->nbd; j++) size[j] = b->size[j];
   if (ntail > 0) size[b->nbd] = t0;
@@ -143,7 +143,8 @@ nd_status lin_new(nd_err *e, nd_tensor *out, int dt, const lin_batch *b,
   return nd_alloc_tensor(e, out, dt, b->nbd + ntail, size, false);
 }
 
-void lin_load(void *dst, int dt, int64_t drs, int64_t dcs, const lin_mat *m) {
+void nd_lin_load(void *dst, int dt, int64_t drs, int64_t dcs,
+                 const nd_lin_mat *m) {
   const int64_t es = nd_dtype_size(dt), ses = nd_dtype_size(m->dt);
   char *d = dst;
   if (m->rows == 0 || m->cols == 0) return;
@@ -179,8 +180,8 @@ void lin_load(void *dst, int dt, int64_t drs, int64_t dcs, const lin_mat *m) {
                  m->p + j * m->cs * ses, m->rs * ses, m->rows);
 }
 
-int lin_finite(const void *p, int dt, int64_t rows, int64_t cols, int64_t ld,
-               int tri) {
+int nd_lin_finite(const void *p, int dt, int64_t rows, int64_t cols, int64_t ld,
+                  int tri) {
   for (int64_t i = 0; i < rows; i++) {
     const int64_t lo = tri < 0 ? i : 0, hi = tri > 0 ? i + 1 : cols;
     if (dt == ND_FLOAT32) {
@@ -198,39 +199,21 @@ int lin_finite(const void *p, int dt, int64_t rows, int64_t cols, int64_t ld,
   return 1;
 }
 
-double lin_get(const void *p, int dt, int64_t i) {
+double nd_lin_get(const void *p, int dt, int64_t i) {
   return dt == ND_FLOAT32 ? (double)((const float *)p)[i]
                           : ((const double *)p)[i];
 }
-void lin_set(void *p, int dt, int64_t i, double v) {
+void nd_lin_set(void *p, int dt, int64_t i, double v) {
   if (dt == ND_FLOAT32)
     ((float *)p)[i] = (float)v;
   else
     ((double *)p)[i] = v;
 }
 
-void *lin_alloc(nd_err *e, const char *fn, int64_t n, int64_t esize) {
-  int64_t bytes;
-  if (n < 1) n = 1;
-  if (nd_mul_ovf(n, esize, &bytes) || (uint64_t)bytes > SIZE_MAX) {
-    nd_fail(e, ND_EOVERFLOW, "%s: workspace of %lld elements too large", fn,
-            (long long)n);
-    return NULL;
-  }
-  void *p = calloc(1, (size_t)bytes);
-  if (!p)
-    nd_fail(e, ND_ENOMEM, "%s: out of memory for %lld bytes of workspace",
-            fn, (long long)bytes);
-  return p;
-}
-
-nd_status lin_lwork(nd_err *e, const char *fn, const void *work, int dt,
-                    int *lwork) {
-  const double v = ceil(lin_get(work, dt, 0));
-  if (!(v >= 1)) {
-    *lwork = 1;
-    return ND_OK;
-  }
+nd_status nd_lin_lwork(nd_err *e, const char *fn, const void *work, int dt,
+                       int *lwork) {
+  const double v = ceil(nd_lin_get(work, dt, 0));
+  if (!(v >= 1)) { *lwork = 1; return ND_OK; }
   if (v > INT_MAX)
     return nd_fail(e, ND_EOVERFLOW, "%s: LAPACK workspace of %.0f elements "
                    "exceeds its 32-bit int", fn, v);
@@ -238,15 +221,15 @@ nd_status lin_lwork(nd_err *e, const char *fn, const void *work, int dt,
   return ND_OK;
 }
 
-nd_status lin_bug(nd_err *e, const char *fn, const lin_lapack *L,
-                  const char *routine, int info) {
+nd_status nd_lin_bug(nd_err *e, const char *fn, const nd_lin_lapack *L,
+                     const char *routine, int info) {
   return nd_fail(e, ND_EINVAL, "%s: internal error (a bug in nd, please "
                  "report): LAPACK %c%s rejected argument %d", fn, L->p,
                  routine, -info);
 }
 
-nd_status lin_fail_at(nd_err *e, const char *fn, const lin_batch *b,
-                      int64_t k, const char *what) {
+nd_status nd_lin_fail_at(nd_err *e, const char *fn, const nd_lin_batch *b,
+                         int64_t k, const char *what) {
   if (b->nbd == 0) return nd_fail(e, ND_EINVAL, "%s: %s", fn, what);
   int64_t idx[ND_MAX_DIMS];
   for (int j = b->nbd - 1; j >= 0; j--) {

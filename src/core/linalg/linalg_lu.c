@@ -11,15 +11,14 @@
 #include "linalg.h"
 #include <cblas.h>
 #include <math.h>
-#include <stdlib.h>
 
 /* One getrf on the n x n buffer a: 0, or 1 when U has an exact zero
  * pivot; info < 0 is reported as nd's bug. */
-static nd_status getrf(nd_err *e, const char *fn, const lin_lapack *L, int n,
+static nd_status getrf(nd_err *e, const char *fn, const nd_lin_lapack *L, int n,
                        void *a, int *ipiv, int *singular) {
   int info = 0, lda = n > 1 ? n : 1;
   L->getrf(&n, &n, a, &lda, ipiv, &info);
-  if (info < 0) return lin_bug(e, fn, L, "getrf", info);
+  if (info < 0) return nd_lin_bug(e, fn, L, "getrf", info);
   *singular = info > 0;
   return ND_OK;
 }
@@ -39,73 +38,74 @@ static void lu_solve(int dt, int n, int k, const void *lu, const int *ipiv,
     cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans,
                 CblasUnit, k, n, 1.0, lu, n, x, k);
   }
+  /* Row swaps through a stack buffer, a piece at a time. */
   const size_t row = (size_t)k * (size_t)nd_dtype_size(dt);
   char tmp[256], *r = (char *)x;
-  void *t = row <= sizeof tmp ? tmp : malloc(row);
   for (int i = n - 1; i >= 0; i--) {
     const int p = ipiv[i] - 1;
     if (p == i) continue;
-    if (t) {
-      memcpy(t, r + i * row, row);
-      memcpy(r + i * row, r + p * row, row);
-      memcpy(r + p * row, t, row);
-    } else {
-      for (size_t b = 0; b < row; b++) {
-        char c = r[i * row + b];
-        r[i * row + b] = r[p * row + b];
-        r[p * row + b] = c;
-      }
+    char *ri = r + i * row, *rp = r + p * row;
+    for (size_t b = 0; b < row; b += sizeof tmp) {
+      const size_t c = row - b < sizeof tmp ? row - b : sizeof tmp;
+      memcpy(tmp, ri + b, c);
+      memcpy(ri + b, rp + b, c);
+      memcpy(rp + b, tmp, c);
     }
   }
-  if (t != tmp) free(t);
 }
 
 static nd_status inv_impl(nd_err *e, const char *fn, nd_tensor *out,
                           const nd_tensor *a) {
-  lin_batch b;
-  if (lin_check(e, fn, a, 1, &b)) return e->code;
-  const int dt = lin_dtype(a->dtype);
+  nd_lin_batch b;
+  if (nd_lin_check(e, fn, a, 1, &b)) return e->code;
+  const int dt = nd_lin_dtype(a->dtype);
   const int n = (int)a->size[a->ndim - 1], lda = n > 1 ? n : 1;
-  const lin_lapack *L = lin_lapack_for(dt);
+  const nd_lin_lapack *L = nd_lin_lapack_for(dt);
   nd_tensor r = ND_UNSET;
   int *ipiv = NULL, lwork = -1, info = 0;
   void *work = NULL;
   double wq[1], m[16], x[16];
-  if (lin_new(e, &r, dt, &b, 2, n, n)) return e->code;
+  if (nd_lin_new(e, &r, dt, &b, 2, n, n)) return e->code;
   for (int64_t k = 0; k < b.count; k++) {
-    const lin_mat A = lin_at(&b, a, 2, k);
-    char *o = lin_item(&r, k, (int64_t)n * n);
+    const nd_lin_mat A = nd_lin_at(&b, a, 2, k);
+    char *o = nd_lin_item(&r, k, (int64_t)n * n);
     if (n <= 4) {
-      lin_small_load(m, &A);
-      if (lin_small_inv(n, m, x) != 0) {
-        lin_small_store(o, dt, n, x, n, n);
+      nd_lin_small_load(m, &A);
+      if (nd_lin_small_inv(n, m, x) != 0) {
+        nd_lin_small_store(o, dt, n, x, n, n);
         continue;
       }
     }
     if (!ipiv) { /* the general path: workspace once for the batch */
-      if (!(ipiv = lin_alloc(e, fn, n, sizeof(int)))) goto fail;
+      if (!(ipiv = nd_scratch_alloc(e, fn, n, sizeof(int), true))) goto fail;
       L->getri(&n, NULL, &lda, ipiv, wq, &lwork, &info);
-      if (info < 0) { lin_bug(e, fn, L, "getri", info); goto fail; }
-      if (lin_lwork(e, fn, wq, dt, &lwork) ||
-          !(work = lin_alloc(e, fn, lwork, nd_dtype_size(dt))))
+      if (info < 0) { nd_lin_bug(e, fn, L, "getri", info); goto fail; }
+      if (nd_lin_lwork(e, fn, wq, dt, &lwork) ||
+          !(work = nd_scratch_alloc(e, fn, lwork, nd_dtype_size(dt), true)))
         goto fail;
     }
-    lin_load_dense(o, dt, 0, &A);
+    nd_lin_load_dense(o, dt, 0, &A);
     int singular;
     if (getrf(e, fn, L, n, o, ipiv, &singular)) goto fail;
-    if (singular) { lin_fail_at(e, fn, &b, k, "matrix is singular"); goto fail; }
+    if (singular) {
+      nd_lin_fail_at(e, fn, &b, k, "matrix is singular");
+      goto fail;
+    }
     if (n == 0) continue;
     L->getri(&n, o, &lda, ipiv, work, &lwork, &info);
-    if (info < 0) { lin_bug(e, fn, L, "getri", info); goto fail; }
-    if (info > 0) { lin_fail_at(e, fn, &b, k, "matrix is singular"); goto fail; }
+    if (info < 0) { nd_lin_bug(e, fn, L, "getri", info); goto fail; }
+    if (info > 0) {
+      nd_lin_fail_at(e, fn, &b, k, "matrix is singular");
+      goto fail;
+    }
   }
-  free(ipiv);
-  free(work);
+  nd_scratch_free(ipiv);
+  nd_scratch_free(work);
   *out = r;
   return ND_OK;
 fail:
-  free(ipiv);
-  free(work);
+  nd_scratch_free(ipiv);
+  nd_scratch_free(work);
   nd_release(&r);
   return e->code;
 }
@@ -117,56 +117,61 @@ nd_status nd_linalg_inv(nd_err *e, nd_tensor *out, const nd_tensor *a) {
 nd_status nd_linalg_solve(nd_err *e, nd_tensor *out, const nd_tensor *a,
                           const nd_tensor *bt) {
   const char *fn = "solve";
-  lin_batch b;
-  if (lin_check(e, fn, a, 1, &b)) return e->code;
+  nd_lin_batch b;
+  if (nd_lin_check(e, fn, a, 1, &b)) return e->code;
   const int64_t n = a->size[a->ndim - 1];
   int mdims[2], nrhs;
-  if (lin_rhs(e, fn, a, bt, n, "n", &b, mdims, &nrhs)) return e->code;
+  if (nd_lin_rhs(e, fn, a, bt, n, "n", &b, mdims, &nrhs)) return e->code;
   const int vec = mdims[1] == 1;
-  const int dt = lin_dtype(nd_promote_types(a->dtype, bt->dtype));
-  const lin_lapack *L = lin_lapack_for(dt);
+  const int dt = nd_lin_dtype(nd_promote_types(a->dtype, bt->dtype));
+  const nd_lin_lapack *L = nd_lin_lapack_for(dt);
   const int ni = (int)n;
   nd_tensor r = ND_UNSET;
   int *ipiv = NULL;
   void *lu = NULL;
   double m[16], inv[16], bx[64];
-  if (lin_new(e, &r, dt, &b, vec ? 1 : 2, n, nrhs)) return e->code;
+  if (nd_lin_new(e, &r, dt, &b, vec ? 1 : 2, n, nrhs)) return e->code;
   const int64_t xn = n * nrhs;
   for (int64_t k = 0; k < b.count; k++) {
-    const lin_mat A = lin_at(&b, a, 2, k), B = lin_at(&b, bt, mdims[1], k);
-    char *o = lin_item(&r, k, xn);
+    const nd_lin_mat A = nd_lin_at(&b, a, 2, k),
+                     B = nd_lin_at(&b, bt, mdims[1], k);
+    char *o = nd_lin_item(&r, k, xn);
     if (n <= 4 && nrhs <= 4) {
-      lin_small_load(m, &A);
-      if (lin_small_inv(ni, m, inv) != 0) {
+      nd_lin_small_load(m, &A);
+      if (nd_lin_small_inv(ni, m, inv) != 0) {
         double y[16];
-        lin_small_load(bx, &B);
+        nd_lin_small_load(bx, &B);
         for (int i = 0; i < ni; i++)
           for (int j = 0; j < nrhs; j++) {
             double acc = 0;
             for (int l = 0; l < ni; l++) acc += inv[i * ni + l] * bx[l * nrhs + j];
             y[i * nrhs + j] = acc;
           }
-        lin_small_store(o, dt, nrhs, y, n, nrhs);
+        nd_lin_small_store(o, dt, nrhs, y, n, nrhs);
         continue;
       }
     }
-    if (!ipiv && (!(ipiv = lin_alloc(e, fn, n, sizeof(int))) ||
-                  !(lu = lin_alloc(e, fn, n * n, nd_dtype_size(dt)))))
+    if (!ipiv &&
+        (!(ipiv = nd_scratch_alloc(e, fn, n, sizeof(int), true)) ||
+         !(lu = nd_scratch_alloc(e, fn, n * n, nd_dtype_size(dt), true))))
       goto fail;
-    lin_load_dense(lu, dt, 0, &A);
+    nd_lin_load_dense(lu, dt, 0, &A);
     int singular;
     if (getrf(e, fn, L, ni, lu, ipiv, &singular)) goto fail;
-    if (singular) { lin_fail_at(e, fn, &b, k, "matrix is singular"); goto fail; }
-    lin_load(o, dt, nrhs, 1, &B);
+    if (singular) {
+      nd_lin_fail_at(e, fn, &b, k, "matrix is singular");
+      goto fail;
+    }
+    nd_lin_load(o, dt, nrhs, 1, &B);
     lu_solve(dt, ni, nrhs, lu, ipiv, o);
   }
-  free(ipiv);
-  free(lu);
+  nd_scratch_free(ipiv);
+  nd_scratch_free(lu);
   *out = r;
   return ND_OK;
 fail:
-  free(ipiv);
-  free(lu);
+  nd_scratch_free(ipiv);
+  nd_scratch_free(lu);
   nd_release(&r);
   return e->code;
 }
@@ -174,42 +179,43 @@ fail:
 /* det and slogdet: the product of U's diagonal and the pivots' sign. */
 static nd_status det_impl(nd_err *e, const char *fn, nd_tensor *sign,
                           nd_tensor *val, const nd_tensor *a) {
-  lin_batch b;
-  if (lin_check(e, fn, a, 1, &b)) return e->code;
-  const int dt = lin_dtype(a->dtype);
+  nd_lin_batch b;
+  if (nd_lin_check(e, fn, a, 1, &b)) return e->code;
+  const int dt = nd_lin_dtype(a->dtype);
   const int n = (int)a->size[a->ndim - 1];
-  const lin_lapack *L = lin_lapack_for(dt);
+  const nd_lin_lapack *L = nd_lin_lapack_for(dt);
   nd_tensor s = ND_UNSET, v = ND_UNSET;
   int *ipiv = NULL;
   void *lu = NULL;
   double m[16];
-  if (lin_new(e, &v, dt, &b, 0, 0, 0) ||
-      (sign && lin_new(e, &s, dt, &b, 0, 0, 0)))
+  if (nd_lin_new(e, &v, dt, &b, 0, 0, 0) ||
+      (sign && nd_lin_new(e, &s, dt, &b, 0, 0, 0)))
     goto fail;
   if (!sign && n <= 4 && b.count > 0 && a->ndim <= 3) { /* one batch dim */
-    const lin_mat A = lin_at(&b, a, 2, 0);
+    const nd_lin_mat A = nd_lin_at(&b, a, 2, 0);
     const int64_t bs = a->ndim == 3 && a->size[0] > 1 ? a->stride[0] : 0;
-    if (lin_small_det_batch(&A, bs, b.count, nd_ptr(&v), dt)) {
+    if (nd_lin_small_det_batch(&A, bs, b.count, nd_ptr(&v), dt)) {
       *val = v;
       return ND_OK;
     }
   }
   for (int64_t k = 0; k < b.count; k++) {
-    const lin_mat A = lin_at(&b, a, 2, k);
+    const nd_lin_mat A = nd_lin_at(&b, a, 2, k);
     if (!sign && n <= 4) {
-      lin_small_load(m, &A);
-      lin_set(nd_ptr(&v), dt, k, lin_small_det(n, m));
+      nd_lin_small_load(m, &A);
+      nd_lin_set(nd_ptr(&v), dt, k, nd_lin_small_det(n, m));
       continue;
     }
-    if (!ipiv && (!(ipiv = lin_alloc(e, fn, n, sizeof(int))) ||
-                  !(lu = lin_alloc(e, fn, (int64_t)n * n, nd_dtype_size(dt)))))
+    if (!ipiv && (!(ipiv = nd_scratch_alloc(e, fn, n, sizeof(int), true)) ||
+                  !(lu = nd_scratch_alloc(e, fn, (int64_t)n * n,
+                                          nd_dtype_size(dt), true))))
       goto fail;
-    lin_load_dense(lu, dt, 0, &A);
+    nd_lin_load_dense(lu, dt, 0, &A);
     int singular = 0;
     if (n > 0 && getrf(e, fn, L, n, lu, ipiv, &singular)) goto fail;
     double sg = singular ? 0 : 1, acc = sign ? 0 : 1;
     for (int i = 0; i < n && !singular; i++) {
-      const double d = lin_get(lu, dt, (int64_t)i * n + i);
+      const double d = nd_lin_get(lu, dt, (int64_t)i * n + i);
       if (ipiv[i] != i + 1) sg = -sg;
       if (sign) {
         if (d < 0) sg = -sg;
@@ -219,20 +225,20 @@ static nd_status det_impl(nd_err *e, const char *fn, nd_tensor *sign,
       }
     }
     if (sign) {
-      lin_set(nd_ptr(&s), dt, k, sg);
-      lin_set(nd_ptr(&v), dt, k, singular ? -HUGE_VAL : acc);
+      nd_lin_set(nd_ptr(&s), dt, k, sg);
+      nd_lin_set(nd_ptr(&v), dt, k, singular ? -HUGE_VAL : acc);
     } else {
-      lin_set(nd_ptr(&v), dt, k, singular ? 0 : sg * acc);
+      nd_lin_set(nd_ptr(&v), dt, k, singular ? 0 : sg * acc);
     }
   }
-  free(ipiv);
-  free(lu);
+  nd_scratch_free(ipiv);
+  nd_scratch_free(lu);
   if (sign) *sign = s;
   *val = v;
   return ND_OK;
 fail:
-  free(ipiv);
-  free(lu);
+  nd_scratch_free(ipiv);
+  nd_scratch_free(lu);
   nd_release(&s);
   nd_release(&v);
   return e->code;
@@ -250,16 +256,16 @@ nd_status nd_linalg_slogdet(nd_err *e, nd_tensor *sign, nd_tensor *logabsdet,
 nd_status nd_linalg_matrix_power(nd_err *e, nd_tensor *out,
                                  const nd_tensor *a, int64_t p) {
   const char *fn = "matrix_power";
-  lin_batch b;
-  if (lin_check(e, fn, a, 1, &b)) return e->code;
-  const int dt = lin_dtype(a->dtype);
+  nd_lin_batch b;
+  if (nd_lin_check(e, fn, a, 1, &b)) return e->code;
+  const int dt = nd_lin_dtype(a->dtype);
   const int64_t n = a->size[a->ndim - 1];
   nd_tensor base = ND_UNSET, acc = ND_UNSET, t = ND_UNSET;
   if (p == 0) {
-    if (lin_new(e, &acc, dt, &b, 2, n, n)) return e->code;
+    if (nd_lin_new(e, &acc, dt, &b, 2, n, n)) return e->code;
     for (int64_t k = 0; k < b.count; k++)
       for (int64_t i = 0; i < n * n; i++)
-        lin_set(nd_ptr(&acc), dt, k * n * n + i, i % (n + 1) == 0);
+        nd_lin_set(nd_ptr(&acc), dt, k * n * n + i, i % (n + 1) == 0);
     *out = acc;
     return ND_OK;
   }

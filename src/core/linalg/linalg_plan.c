@@ -11,14 +11,14 @@ static int copy_kind(const nd_tensor *t, int col_major) {
   const int64_t rs = t->stride[t->ndim - 2], cs = t->stride[t->ndim - 1];
   const int64_t rows = t->size[t->ndim - 2], cols = t->size[t->ndim - 1];
   const int row = cols <= 1 || cs == 1, col = rows <= 1 || rs == 1;
-  if (lin_dtype(t->dtype) != t->dtype) return ND_LINALG_CONVERT;
+  if (nd_lin_dtype(t->dtype) != t->dtype) return ND_LINALG_CONVERT;
   if (col_major ? col : row) return ND_LINALG_STRAIGHT;
   if (col_major ? row : col) return ND_LINALG_TRANSPOSE;
   return ND_LINALG_GATHER;
 }
 
 static int vec_kind(const nd_tensor *v) {
-  if (lin_dtype(v->dtype) != v->dtype) return ND_LINALG_CONVERT;
+  if (nd_lin_dtype(v->dtype) != v->dtype) return ND_LINALG_CONVERT;
   return v->size[0] <= 1 || v->stride[0] == 1 ? ND_LINALG_STRAIGHT
                                               : ND_LINALG_GATHER;
 }
@@ -30,7 +30,7 @@ nd_status nd_linalg_plan(nd_err *e, nd_lapack_plan *p, const char *name,
                                    "matrix_power"};
   static const char *const known[] = {"qr", "svd", "svdvals", "pinv",
                                       "matrix_rank", "cond", "lstsq", "norm"};
-  lin_batch bt;
+  nd_lin_batch bt;
   int square = -1;
   for (size_t i = 0; i < sizeof sq / sizeof *sq; i++)
     if (!strcmp(name, sq[i])) square = 1;
@@ -41,9 +41,10 @@ nd_status nd_linalg_plan(nd_err *e, nd_lapack_plan *p, const char *name,
   const int two = !strcmp(name, "solve") || !strcmp(name, "lstsq");
   if (two && !b)
     return nd_fail(e, ND_EINVAL, "plan: %s needs two operands", name);
-  if (lin_check(e, name, a, square, &bt)) return e->code;
+  if (nd_lin_check(e, name, a, square, &bt)) return e->code;
   memset(p, 0, sizeof *p);
-  const int dt = lin_dtype(two ? nd_promote_types(a->dtype, b->dtype) : a->dtype);
+  const int dt =
+      nd_lin_dtype(two ? nd_promote_types(a->dtype, b->dtype) : a->dtype);
   const char c = dt == ND_FLOAT32 ? 's' : 'd';
   const int64_t m = a->size[a->ndim - 2], n = a->size[a->ndim - 1];
   p->batch = bt.count;

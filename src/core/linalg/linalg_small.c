@@ -20,7 +20,7 @@
     }                                                                       \
   } while (0)
 
-void lin_small_load(double *dst, const lin_mat *m) {
+void nd_lin_small_load(double *dst, const nd_lin_mat *m) {
   const int64_t R = m->rows, C = m->cols, rs = m->rs, cs = m->cs;
   if (R == C && m->dt == ND_FLOAT32) LOAD_SQUARE(float);
   if (R == C && m->dt == ND_FLOAT64) LOAD_SQUARE(double);
@@ -38,8 +38,8 @@ void lin_small_load(double *dst, const lin_mat *m) {
 
 #define STORE_SQUARE(T, N)                                                  \
   for (int i = 0; i < N * N; i++) ((T *)dst)[i] = (T)r[i];
-void lin_small_store(void *dst, int dt, int64_t ld, const double *r,
-                     int64_t rows, int64_t cols) {
+void nd_lin_small_store(void *dst, int dt, int64_t ld, const double *r,
+                        int64_t rows, int64_t cols) {
   if (rows == cols && ld == cols && (rows == 4 || rows == 3)) {
     if (dt == ND_FLOAT32 && rows == 4) { STORE_SQUARE(float, 4) return; }
     if (dt == ND_FLOAT32) { STORE_SQUARE(float, 3) return; }
@@ -94,11 +94,11 @@ static inline double det_n(int n, const double *a) {
   }
 }
 
-double lin_small_det(int n, const double *a) { return det_n(n, a); }
+double nd_lin_small_det(int n, const double *a) { return det_n(n, a); }
 
 static int usable(double det) { return det != 0 && det - det == 0; }
 
-double lin_small_inv(int n, const double *a, double *r) {
+double nd_lin_small_inv(int n, const double *a, double *r) {
   double det, x[16];
   switch (n) {
   case 0: return 1;
@@ -206,8 +206,8 @@ static void put(void *out, int odt, int64_t k, double d) {
   case 4: DET_LOOP(T, 4) return 1;                                          \
   }
 
-int lin_small_det_batch(const lin_mat *a, int64_t bs, int64_t count,
-                        void *out, int odt) {
+int nd_lin_small_det_batch(const nd_lin_mat *a, int64_t bs, int64_t count,
+                           void *out, int odt) {
   const int64_t rs = a->rs, cs = a->cs;
   int64_t k = 0;
   if (a->dt == ND_FLOAT32) { DET_TYPED(float) }

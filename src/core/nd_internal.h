@@ -1,0 +1,37 @@
+/* Internal to nd: what the C core and the Lua binding share beyond the
+ * public headers (include/), which carry the public API only. Never
+ * installed; core.h and the binding's lnd.h include it.
+ *
+ * Everything nd compiles is hidden (-fvisibility=hidden) but the
+ * declarations of the public headers, which push default visibility, and
+ * what ND_EXPORT marks: the internal functions the glue library calls in
+ * libnd.so (libnd_<lua>.so is the binding linked against libnd.so: one
+ * allocator hook, one block cache, one thread pool in a process) and the
+ * Lua entry points looked up by name (luaopen_nd_testing). The check that
+ * make test runs (tools/check-exports.sh) allows nothing else. What the
+ * binding needs that holds no state is an inline function here instead,
+ * compiled into the binding. */
+#ifndef ND_INTERNAL_H
+#define ND_INTERNAL_H
+
+#include "nd.h"
+
+#define ND_EXPORT __attribute__((visibility("default")))
+
+/* A block of nbytes (16-aligned) from the current allocator hook, for the
+ * binding's tensor headers and wrap's owner anchors (the block cache with
+ * the default allocator); NULL when it fails. Give it back with
+ * (*free_fn)(p, nbytes, *ud). */
+ND_EXPORT void *nd_hook_alloc(size_t nbytes, nd_free_fn *free_fn, void **ud);
+
+/* nd_binary over two tensors: the entry point of the LuaJIT FFI fast
+ * path when both operands are tensors (no operands to fill in Lua). */
+static inline nd_status nd_binary_tensors(nd_err *e, nd_tensor *out,
+                                          int mode, int op,
+                                          const nd_tensor *a,
+                                          const nd_tensor *b) {
+  nd_operand oa = {a, 0, 0, 0}, ob = {b, 0, 0, 0};
+  return nd_binary(e, out, mode, op, &oa, &ob);
+}
+
+#endif
