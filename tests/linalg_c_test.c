@@ -8,7 +8,7 @@
 #include "check.h"
 
 static double at(const nd_tensor *t, int64_t i, int64_t j) {
-  nd_err e;
+  nd_err e = {0};
   double v = NAN;
   int64_t idx[2] = {i, j};
   nd_get(&e, t, idx, &v);
@@ -16,7 +16,7 @@ static double at(const nd_tensor *t, int64_t i, int64_t j) {
 }
 
 int main(void) {
-  nd_err e;
+  nd_err e = {0};
   memset(&e, 0, sizeof e);
   double a[9] = {4, 1, 2, 1, 5, 3, 2, 3, 6}, s[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
   int64_t sz[2] = {3, 3};

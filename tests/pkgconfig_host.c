@@ -31,7 +31,7 @@ int main(void) {
   lua_pop(L, 2);
 
   CHECK(luaL_dostring(L, "require 'nd'") == 0); /* before nd_lua_push */
-  nd_err e;
+  nd_err e = {0};
   nd_tensor t = ND_UNSET;
   int64_t sz[2] = {2, 3};
   CHECK(nd_zeros(&e, &t, ND_FLOAT64, 2, sz) == ND_OK);

@@ -77,7 +77,7 @@ static lua_State *open_state(void) {
 
 int main(void) {
   for (int i = 0; i < 1024; i++) shared_buf[i] = (float)i / 1024;
-  nd_err e;
+  nd_err e = {0};
   nd_tensor shared = ND_UNSET;
   int64_t n = 1024;
   CHECK(nd_wrap(&e, &shared, shared_buf, sizeof shared_buf, ND_FLOAT32, 1,

@@ -37,7 +37,7 @@ static int passed, failed;
  * once: Lua's tensor holds the storage from then on. */
 static int push_wrapped(lua_State *L, void *data, size_t nbytes, int ndim,
                         const int64_t *size, int *counter) {
-  nd_err e;
+  nd_err e = {0};
   nd_tensor t = ND_UNSET;
   if (nd_wrap(&e, &t, data, (int64_t)nbytes, ND_FLOAT32, ndim, size, NULL,
               release_count, counter)) {

@@ -35,7 +35,7 @@ constexpr int H = 4, W = 6, NV = 5;
 
 void push_wrapped(lua_State *L, std::vector<float> &buf, int ndim,
                   const int64_t *size, int *counter) {
-  nd_err e;
+  nd_err e = {};
   Tensor t;
   auto release = [](void *, void *ctx) { ++*static_cast<int *>(ctx); };
   if (nd_wrap(&e, &t.t, buf.data(), int64_t(buf.size() * sizeof(float)),

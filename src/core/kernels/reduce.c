@@ -611,7 +611,7 @@ static void cols_reduce(arg_job *j, int want_vals) {
   if (parts > n / COLS_MIN_ROWS) parts = n / COLS_MIN_ROWS;
   /* parts x m indices, m part numbers, parts x m values, m values; from
    * the allocator hook, as all of nd's scratch */
-  nd_err e;
+  nd_err e = {0};
   nd_storage *s = NULL;
   if (parts > 1 && nd_storage_new(&e, &s, m * (parts * (es + 8) + 8 + es), false))
     s = NULL;

@@ -878,7 +878,7 @@ static void lane_task(void *ctx, int64_t lo, int64_t hi) {
   if (j->what == J_TOPK && topk_heap(j)) n = j->k, m = CHUNK;
   else if (j->what == J_SORT) n = m = n + ND_MERGE_BLOCK; /* merge padding */
   else if (j->what == J_TOPK) m = j->k;
-  nd_err e;
+  nd_err e = {0};
   nd_storage *s;
   if (nd_storage_new(&e, &s, (n + m) * isz + naux * 8, false)) {
     __atomic_store_n(&j->nomem, 1, __ATOMIC_RELAXED);

@@ -379,11 +379,11 @@ void *nd_scratch_alloc(nd_err *e, const char *fn, int64_t count,
             (long long)esize);
     return NULL;
   }
-  nd_err why;
+  nd_err why = {0};
   nd_storage *s;
   if (nd_storage_new(&why, &s, total, zero)) {
     if (e) {
-      nd_err_rename(&why, fn); /* "empty: not enough memory ..." */
+      nd_err_name(&why, fn); /* "empty: not enough memory ..." */
       nd_fail(e, why.code, "%s", why.msg);
     }
     return NULL;
