@@ -16,15 +16,21 @@ return function(ext)
   local select, type, tonumber = select, type, tonumber
   local floor, cast, istype = math.floor, ffi.cast, ffi.istype
 
-  -- In nd.h's ND_DTYPES order; bool is read as its byte.
-  local FLOAT64, INT64, BOOL = 1, 3, 5
-  local ptr = {
-    [0] = ffi.typeof("float *"), ffi.typeof("double *"), ffi.typeof("int32_t *"),
-    ffi.typeof("int64_t *"), ffi.typeof("uint8_t *"), ffi.typeof("uint8_t *"),
-  }
-  local lo = { [2] = -2 ^ 31, [3] = -2 ^ 53, [4] = 0 } -- exact integral writes
-  local hi = { [2] = 2 ^ 31 - 1, [3] = 2 ^ 53, [4] = 255 }
+  -- Per dtype id (ext.dtype: nd.h's ND_DTYPES): its elements' pointer
+  -- type (bool is read as its byte), its kind, and for integers the range
+  -- of exact integral writes (int64's: the numbers exact in a double).
   local EXACT = 2 ^ 53
+  local ptr, kind, lo, hi = {}, {}, {}, {}
+  for id, d in pairs(ext.dtype) do
+    ptr[id], kind[id] = ffi.typeof(d.ctype .. " *"), d.kind
+    local bits = 8 * d.size
+    if d.kind == "i" then
+      lo[id], hi[id] = -math.min(2 ^ (bits - 1), EXACT), math.min(2 ^ (bits - 1) - 1, EXACT)
+    elseif d.kind == "u" then
+      lo[id], hi[id] = 0, math.min(2 ^ bits - 1, EXACT)
+    end
+  end
+  local INT64 = ext.dtype_id.int64 -- read and written exactly as int64_t cdata
   local int64_t, uint64_t = ffi.typeof("int64_t"), ffi.typeof("uint64_t")
 
   -- The element offset of positions i1..in (or of the table k's entries),
@@ -96,7 +102,7 @@ return function(ext)
   local function read(h, off)
     local dt = h.dtype
     local v = cast(ptr[dt], h.storage.data)[off]
-    if dt == BOOL then return v ~= 0 end
+    if kind[dt] == "b" then return v ~= 0 end
     if dt == INT64 then
       if v >= -EXACT and v <= EXACT then return tonumber(v) end
       return v
@@ -112,10 +118,11 @@ return function(ext)
   local function write(h, off, v)
     local dt, tv = h.dtype, type(v)
     local p = cast(ptr[dt], h.storage.data)
-    if dt == BOOL then
+    local k = kind[dt]
+    if k == "b" then
       if tv ~= "boolean" then return false end
       p[off] = v and 1 or 0
-    elseif dt <= FLOAT64 then
+    elseif k == "f" then
       if tv ~= "number" then return false end
       p[off] = v
     elseif tv == "number" then
