@@ -17,12 +17,12 @@ return function(ext)
   local floor, cast, istype = math.floor, ffi.cast, ffi.istype
 
   -- Per dtype id (ext.dtype: nd.h's ND_DTYPES): its elements' pointer
-  -- type (bool is read as its byte), its kind, and for integers the range
-  -- of exact integral writes (int64's: the numbers exact in a double).
+  -- type (bool is read as its byte) and for integers the range of exact
+  -- integral writes (int64's: the numbers exact in a double).
   local EXACT = 2 ^ 53
-  local ptr, kind, lo, hi = {}, {}, {}, {}
+  local ptr, lo, hi = {}, {}, {}
   for id, d in pairs(ext.dtype) do
-    ptr[id], kind[id] = ffi.typeof(d.ctype .. " *"), d.kind
+    ptr[id] = ffi.typeof(d.ctype .. " *")
     local bits = 8 * d.size
     if d.kind == "i" then
       lo[id], hi[id] = -math.min(2 ^ (bits - 1), EXACT), math.min(2 ^ (bits - 1) - 1, EXACT)
@@ -31,6 +31,7 @@ return function(ext)
     end
   end
   local INT64 = ext.dtype_id.int64 -- read and written exactly as int64_t cdata
+  local BOOL, is_float = ext.dtype_id.bool, ext.is_float
   local int64_t, uint64_t = ffi.typeof("int64_t"), ffi.typeof("uint64_t")
 
   -- The element offset of positions i1..in (or of the table k's entries),
@@ -102,7 +103,7 @@ return function(ext)
   local function read(h, off)
     local dt = h.dtype
     local v = cast(ptr[dt], h.storage.data)[off]
-    if kind[dt] == "b" then return v ~= 0 end
+    if dt == BOOL then return v ~= 0 end
     if dt == INT64 then
       if v >= -EXACT and v <= EXACT then return tonumber(v) end
       return v
@@ -118,11 +119,10 @@ return function(ext)
   local function write(h, off, v)
     local dt, tv = h.dtype, type(v)
     local p = cast(ptr[dt], h.storage.data)
-    local k = kind[dt]
-    if k == "b" then
+    if dt == BOOL then
       if tv ~= "boolean" then return false end
       p[off] = v and 1 or 0
-    elseif k == "f" then
+    elseif is_float(dt) then
       if tv ~= "number" then return false end
       p[off] = v
     elseif tv == "number" then

@@ -18,9 +18,8 @@
 --    swapped out by themselves while the JIT is off (-joff, or jit.off()
 --    after nd was loaded): results are identical either way.
 --  * ext.consts (C.consts, src/lua/lconsts.c), ext.dtype (id -> its row:
---    name, size, ctype, kind), ext.dtype_id (name -> id) and ext.float
---    (id -> true for the float dtypes) carry nd.h's numbers: no Lua file
---    retypes one.
+--    name, size, ctype, kind), ext.dtype_id (name -> id) and
+--    ext.is_float(id) carry nd.h's numbers: no Lua file retypes one.
 -- Outside LuaJIT this file sets nothing but those and nd.use_ffi (a no-op
 -- there).
 local C = ...
@@ -50,9 +49,14 @@ return function(ext)
   ext.nd.use_ffi = use_ffi
   local consts, dtype, dtype_id, float = C.consts, {}, {}, {}
   for _, d in ipairs(consts.dtypes) do
-    dtype[d.id], dtype_id[d.name], float[d.id] = d, d.id, d.kind == "f" or nil
+    dtype[d.id], dtype_id[d.name] = d, d.id
+    if d.kind == "f" then float[#float + 1] = "d == " .. d.id end
   end
-  ext.consts, ext.dtype, ext.dtype_id, ext.float = consts, dtype, dtype_id, float
+  ext.consts, ext.dtype, ext.dtype_id = consts, dtype, dtype_id
+  -- is_float(d): compares with the float dtypes' ids, made from them (a
+  -- table lookup costs the fast paths' compiled code more)
+  ext.is_float = assert((loadstring or load)("return function(d) return "
+    .. table.concat(float, " or ") .. " end"))()
 
   if not jit then return end
   local ok, ffi = pcall(require, "ffi")

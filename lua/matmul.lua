@@ -23,7 +23,7 @@ return function(ext)
   local setmetatable, error = setmetatable, error
   local ffi_string, new_plan = ffi.string, ffi.typeof("ndffi2_plan")
   local OK, ENOMEM = ext.consts.status.OK, ext.consts.status.ENOMEM
-  local FLOAT = ext.float -- BLAS's dtypes
+  local is_float = ext.is_float -- BLAS's dtypes
   -- out -> { plan = <nd_blas_plan>, ops = { a = a, b = b } (weak values) }
   local plans = setmetatable({}, { __mode = "k" })
   local weak_values = { __mode = "v" }
@@ -36,7 +36,7 @@ return function(ext)
   local fresh = setmetatable({}, { __mode = "k" }) -- a -> { plan =, ops = { b = b } }
   local function new_small(a, b)
     local ha, hb = live(a), live(b)
-    if ha == nil or hb == nil or ha.ndim ~= 2 or hb.ndim ~= 2 or not FLOAT[ha.dtype]
+    if ha == nil or hb == nil or ha.ndim ~= 2 or hb.ndim ~= 2 or not is_float(ha.dtype)
         or hb.dtype ~= ha.dtype or ha.size[1] ~= hb.size[0] then
       return nil
     end
@@ -59,8 +59,8 @@ return function(ext)
       if o ~= nil then return o end
     elseif out ~= nil then
       local ha, hb, ho = live(a), live(b), live(out)
-      if ha and hb and ho and ha.ndim == 2 and hb.ndim == 2 and FLOAT[ha.dtype]
-          and FLOAT[hb.dtype] then
+      if ha and hb and ho and ha.ndim == 2 and hb.ndim == 2 and is_float(ha.dtype)
+          and is_float(hb.dtype) then
         local entry = plans[out]
         if entry == nil or entry.ops.a ~= a or entry.ops.b ~= b then
           local plan = new_plan()

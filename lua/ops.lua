@@ -53,7 +53,7 @@ return function(ext)
   local ffi, lib, live, err = ext.ffi, ext.lib, ext.live, ext.err
   local OUT, OK = ext.consts.OUT, ext.consts.status.OK
   local INT64, FLOAT64 = ext.dtype_id.int64, ext.dtype_id.float64 -- a weak scalar's
-  local FLOAT = ext.float -- the fast paths' operands
+  local is_float = ext.is_float -- the fast paths' operands
   local floor, type = math.floor, type
   -- Scalar operands with out (a:mul(0.016, out)): a number becomes a weak
   -- operand exactly as lops.c's operand() makes it.
@@ -87,7 +87,7 @@ return function(ext)
     local h, d = ha or hb, nil
     if h == nil then return nil end
     d = h.dtype
-    if not FLOAT[d] then return nil end
+    if not is_float(d) then return nil end
     if ha and hb then
       if hb.dtype ~= d or not same_shape(ha, hb) or not rowmajor(hb) then return nil end
     elseif type(ha and b or a) ~= "number" then
@@ -157,7 +157,7 @@ return function(ext)
     local slow = C[name]
     local function f(a, out)
       local ha = live(a)
-      if ha ~= nil and FLOAT[ha.dtype] then
+      if ha ~= nil and is_float(ha.dtype) then
         if out == nil then
           local o, r = small_like(ha, tobool and BOOL or ha.dtype)
           if o ~= nil and lib.unary(err, r, OUT, op, ha) == OK then return o end
