@@ -10,8 +10,11 @@ local ts = ffi.new("nd_bench_timespec")
 -- warm-up (a bench timing many tiny calls may lower both, then restore).
 -- clock: CLOCK_MONOTONIC (1), or for a bench whose calls run on one
 -- thread CLOCK_THREAD_CPUTIME_ID (3), which leaves out the time other
--- processes hold the CPU (NumPy's side then times with time.thread_time).
-local lib = { rows = {}, sample_s = 0.02, warm_s = 0.2, clock = 1 }
+-- processes hold the CPU (NumPy's side then times with time.thread_time);
+-- ND_BENCH_CLOCK=thread picks it for every bench, for a shared machine
+-- (wrong for multi-threaded calls: their other threads are not counted).
+local lib = { rows = {}, sample_s = 0.02, warm_s = 0.2,
+  clock = os.getenv("ND_BENCH_CLOCK") == "thread" and 3 or 1 }
 
 function lib.now()
   ffi.C.clock_gettime(lib.clock, ts)
@@ -109,14 +112,14 @@ function lib.numpy(setup, stmt, rounds, threads)
   local script = os.tmpname()
   local f = assert(io.open(script, "w"))
   f:write(([[
-import timeit, statistics
+import time, timeit, statistics
 import numpy as np
 %s
-t = timeit.Timer(%q, globals=globals())
+t = timeit.Timer(%q, timer=%s, globals=globals())
 n, _ = t.autorange()
 n = max(1, n // 10)
 print(statistics.median([t.timeit(n) / n for _ in range(%d)]))
-]]):format(setup, stmt, rounds or 7))
+]]):format(setup, stmt, lib.clock == 3 and "time.thread_time" or "time.perf_counter", rounds or 7))
   f:close()
   local env = ("OMP_NUM_THREADS=%d OPENBLAS_NUM_THREADS=%d "):format(threads, threads)
   local p = io.popen(env .. "/usr/bin/python3 " .. script .. " 2>&1")
