@@ -1,6 +1,8 @@
 -- The cost of one call of every op on tiny float32 operands (3 elements
 -- and 4x4), with NumPy's same call beside it (same run, one thread each
--- side, medians). Run it from the repository's root:
+-- side, medians of interleaved samples of one thread's CPU time: other
+-- jobs on a shared machine do not count). Run it from the repository's
+-- root (about 80 s of CPU per run):
 --   make bench BENCH=calls                         LuaJIT (the FFI paths)
 --   ND_LUA=bin/luajit-joff make bench BENCH=calls  the JIT off (C API paths)
 --   ND_BUILD=../prev-build bin/nd bench/run.lua calls
@@ -12,7 +14,8 @@
 -- rows of this tree's build/ (or of ND_OPTABLE_BUILD); an op it lacks is
 -- left out. NumPy's name for an op is below when it is not np.<name>.
 -- Views, copies, clamp/where/lerp and matmul come from the list further
--- down. Last, each elementwise op with out= on 1,000,000 elements: the
+-- down. In-place rows write into a copy of a (NumPy's: a fresh copy per
+-- sample). Last, each elementwise op with out= on 1,000,000 elements: the
 -- 3-element call minus 3 elements at that per-element time is the op's
 -- per-call overhead, shown against add's.
 local lib = require "lib"
