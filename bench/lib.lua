@@ -6,10 +6,18 @@ ffi.cdef [[
   int clock_gettime(int clk, nd_bench_timespec *ts);
 ]]
 local ts = ffi.new("nd_bench_timespec")
-local lib = { rows = {} }
+-- sample_s: the least duration of one sample; warm_s: each function's
+-- warm-up (a bench timing many tiny calls may lower both, then restore).
+-- clock: CLOCK_MONOTONIC (1), or for a bench whose calls run on one
+-- thread CLOCK_THREAD_CPUTIME_ID (3), which leaves out the time other
+-- processes hold the CPU (NumPy's side then times with time.thread_time);
+-- ND_BENCH_CLOCK=thread picks it for every bench, for a shared machine
+-- (wrong for multi-threaded calls: their other threads are not counted).
+local lib = { rows = {}, sample_s = 0.02, warm_s = 0.2,
+  clock = os.getenv("ND_BENCH_CLOCK") == "thread" and 3 or 1 }
 
 function lib.now()
-  ffi.C.clock_gettime(1, ts) -- CLOCK_MONOTONIC
+  ffi.C.clock_gettime(lib.clock, ts)
   return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) * 1e-9
 end
 
@@ -38,7 +46,8 @@ local function loop_of(fn)
   return l
 end
 
--- Seconds per call of fn: calls are batched so one sample lasts >= 20 ms.
+-- Seconds per call of fn: calls are batched so one sample lasts at least
+-- lib.sample_s (20 ms).
 local function sample(fn, batch)
   return loop_of(fn)(batch) / batch
 end
@@ -46,18 +55,18 @@ local function calibrate(fn)
   local batch = 1
   while true do
     local dt = loop_of(fn)(batch)
-    if dt >= 0.02 or batch >= 2^24 then return batch end
+    if dt >= lib.sample_s or batch >= 2^24 then return batch end
     batch = batch * (dt < 0.002 and 10 or 2)
   end
 end
 
--- Each function first runs for 0.2 s, as NumPy's side does (timeit's
+-- Each function first runs for lib.warm_s (0.2 s), as NumPy's side does (timeit's
 -- autorange, before its samples): on these VMs memory fresh from the
 -- kernel stays slow for its first uses (a 1 M sort's results: 10 ms on
 -- the 3rd call, 6.8 ms on the 30th), and that is not a per-call cost.
 local function warm(fn, batch)
   local t0 = lib.now()
-  repeat sample(fn, batch) until lib.now() - t0 >= 0.2
+  repeat sample(fn, batch) until lib.now() - t0 >= lib.warm_s
 end
 
 -- Interleaves the named functions round by round; returns the median
@@ -103,14 +112,14 @@ function lib.numpy(setup, stmt, rounds, threads)
   local script = os.tmpname()
   local f = assert(io.open(script, "w"))
   f:write(([[
-import timeit, statistics
+import time, timeit, statistics
 import numpy as np
 %s
-t = timeit.Timer(%q, globals=globals())
+t = timeit.Timer(%q, timer=%s, globals=globals())
 n, _ = t.autorange()
 n = max(1, n // 10)
 print(statistics.median([t.timeit(n) / n for _ in range(%d)]))
-]]):format(setup, stmt, rounds or 7))
+]]):format(setup, stmt, lib.clock == 3 and "time.thread_time" or "time.perf_counter", rounds or 7))
   f:close()
   local env = ("OMP_NUM_THREADS=%d OPENBLAS_NUM_THREADS=%d "):format(threads, threads)
   local p = io.popen(env .. "/usr/bin/python3 " .. script .. " 2>&1")
@@ -120,6 +129,63 @@ print(statistics.median([t.timeit(n) / n for _ in range(%d)]))
   local v = tonumber(out:match("^%s*(%S+)"))
   if not v then io.stderr:write("numpy bench failed: " .. out .. "\n") end
   return v
+end
+
+-- NumPy, many statements in one process: { [i] = median seconds per call
+-- of stmts[i] } (nil where NumPy lacks it or it fails), timed as
+-- lib.interleave times nd's (batches of at least lib.sample_s, a warm-up
+-- of lib.warm_s, medians of `rounds`). Each entry is a statement or
+-- { stmt, setup } whose setup runs, untimed, before every sample (a fresh
+-- copy for an in-place statement). Empty when NumPy is not installed.
+function lib.numpy_batch(setup, stmts, rounds, threads)
+  if not lib.has_numpy() then return {} end
+  threads = threads or 1
+  local list = {}
+  for i, s in ipairs(stmts) do
+    if type(s) == "string" then s = { s, "pass" } end
+    list[i] = ("(%q, %q)"):format(s[1], s[2] or "pass")
+  end
+  local script = os.tmpname()
+  local f = assert(io.open(script, "w"))
+  f:write(([[
+import time, timeit, statistics, warnings
+import numpy as np
+warnings.simplefilter("ignore")
+np.seterr(all="ignore")
+%s
+def bench(stmt, setup): # locals here: the statements see setup's globals only
+    try:
+        t = timeit.Timer(stmt, setup, timer=%s, globals=globals())
+        n = 1
+        while True:
+            dt = t.timeit(n)
+            if dt >= %.17g or n >= 1 << 24: break
+            n *= 10 if dt < %.17g / 10 else 2
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < %.17g: t.timeit(n)
+        print(statistics.median([t.timeit(n) / n for _ in range(%d)]), flush=True)
+    except Exception as e:
+        print("-", type(e).__name__, flush=True)
+for args in [%s]:
+    bench(*args)
+]]):format(setup, lib.clock == 3 and "time.thread_time" or "time.perf_counter",
+    lib.sample_s, lib.sample_s, lib.warm_s, rounds or 7, table.concat(list, ",\n  ")))
+  f:close()
+  local env = ("OMP_NUM_THREADS=%d OPENBLAS_NUM_THREADS=%d "):format(threads, threads)
+  local p = io.popen(env .. "/usr/bin/python3 " .. script .. " 2>&1")
+  local out, lines = {}, {}
+  for line in p:lines() do
+    lines[#lines + 1] = line
+    out[#lines] = tonumber(line:match("^(%S+)"))
+  end
+  p:close()
+  os.remove(script)
+  if #lines ~= #stmts then
+    io.stderr:write(("numpy batch failed (%d answers for %d statements):\n%s\n")
+      :format(#lines, #stmts, table.concat(lines, "\n")))
+    return {}
+  end
+  return out
 end
 
 -- One result row: what was measured, its time, the reference and its time,
@@ -137,6 +203,7 @@ end
 lib.fmt_time = fmt_time
 
 function lib.print_rows(title)
+  if #lib.rows == 0 then return end -- a bench that printed its own table
   print(("\n== %s"):format(title))
   print(("%-48s %12s  %-26s %12s %8s %8s"):format("case", "nd", "reference", "ref time", "ratio", "target"))
   for _, r in ipairs(lib.rows) do

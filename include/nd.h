@@ -374,12 +374,35 @@ typedef struct nd_operand {
  * broadcasting may not grow. Written tensors must not overlap themselves;
  * a partial overlap with an input is read through a temporary. */
 enum { ND_NEW, ND_OUT, ND_INPLACE };
+/* The ops, each once, in enum order: X(ENUM, name, arity, class, ...).
+ * Enum values are the C API's: a new op goes at the end of its group, and
+ * each list keeps its binary and unary ops in the blocks they are in.
+ * class is what the result is: S the operands' promoted dtype (nd_binary
+ * and nd_unary refuse bool for sub and neg), F a float (integers and bool
+ * give float64), B bool, I as S for integer and bool operands only, D as S
+ * refusing bool and an integer divisor with a zero. The arguments after X
+ * reach every X unchanged (for an X-macro inside another); pass 0 when
+ * there are none: ND_OPS(X, 0). */
+#define ND_OPS(X, ...)                                                      \
+  X(ADD, add, 2, S, __VA_ARGS__) X(SUB, sub, 2, S, __VA_ARGS__)             \
+  X(MUL, mul, 2, S, __VA_ARGS__) X(DIV, div, 2, F, __VA_ARGS__)             \
+  X(POW, pow, 2, S, __VA_ARGS__) X(MAXIMUM, maximum, 2, S, __VA_ARGS__)     \
+  X(MINIMUM, minimum, 2, S, __VA_ARGS__)                                    \
+  X(EQ, eq, 2, B, __VA_ARGS__) X(NE, ne, 2, B, __VA_ARGS__)                 \
+  X(LT, lt, 2, B, __VA_ARGS__) X(LE, le, 2, B, __VA_ARGS__)                 \
+  X(GT, gt, 2, B, __VA_ARGS__) X(GE, ge, 2, B, __VA_ARGS__)                 \
+  X(NEG, neg, 1, S, __VA_ARGS__) X(ABS, abs, 1, S, __VA_ARGS__)             \
+  X(EXP, exp, 1, F, __VA_ARGS__) X(LOG, log, 1, F, __VA_ARGS__)             \
+  X(SQRT, sqrt, 1, F, __VA_ARGS__) X(SIN, sin, 1, F, __VA_ARGS__)           \
+  X(COS, cos, 1, F, __VA_ARGS__) X(TANH, tanh, 1, F, __VA_ARGS__)           \
+  X(SIGMOID, sigmoid, 1, F, __VA_ARGS__) X(RELU, relu, 1, S, __VA_ARGS__)   \
+  X(FLOOR, floor, 1, S, __VA_ARGS__) X(CEIL, ceil, 1, S, __VA_ARGS__)       \
+  X(ROUND, round, 1, S, __VA_ARGS__)                                        \
+  X(ISNAN, isnan, 1, B, __VA_ARGS__) X(ISFINITE, isfinite, 1, B, __VA_ARGS__)
 typedef enum nd_op {
-  ND_ADD, ND_SUB, ND_MUL, ND_DIV, ND_POW, ND_MAXIMUM, ND_MINIMUM, /* binary */
-  ND_EQ, ND_NE, ND_LT, ND_LE, ND_GT, ND_GE,                     /* -> bool */
-  ND_NEG, ND_ABS, ND_EXP, ND_LOG, ND_SQRT, ND_SIN, ND_COS, ND_TANH,
-  ND_SIGMOID, ND_RELU, ND_FLOOR, ND_CEIL, ND_ROUND,              /* unary */
-  ND_ISNAN, ND_ISFINITE,                                        /* -> bool */
+#define ND_X_ENUM(E, name, arity, cls, unused) ND_##E,
+  ND_OPS(ND_X_ENUM, 0)
+#undef ND_X_ENUM
   ND_NOPS
 } nd_op;
 const char *nd_op_name(int op); /* "add", ... */
@@ -397,9 +420,18 @@ nd_status nd_clamp(nd_err *e, nd_tensor *out, int mode, const nd_tensor *a,
 nd_status nd_where(nd_err *e, nd_tensor *out, int mode, const nd_tensor *cond,
                    const nd_operand *a, const nd_operand *b);
 
+/* The reductions, as ND_OPS (S: sum and prod of integers and bool give
+ * int64). */
+#define ND_REDUCE_OPS(X, ...)                                               \
+  X(SUM, sum, 1, S, __VA_ARGS__) X(MEAN, mean, 1, F, __VA_ARGS__)           \
+  X(PROD, prod, 1, S, __VA_ARGS__) X(MIN, min, 1, S, __VA_ARGS__)           \
+  X(MAX, max, 1, S, __VA_ARGS__) X(ALL, all, 1, B, __VA_ARGS__)             \
+  X(ANY, any, 1, B, __VA_ARGS__) X(NORM, norm, 1, F, __VA_ARGS__)
 typedef enum nd_reduce_op {
-  ND_R_SUM, ND_R_MEAN, ND_R_PROD, ND_R_MIN, ND_R_MAX, ND_R_ALL, ND_R_ANY,
-  ND_R_NORM
+#define ND_X_ENUM(E, name, arity, cls, unused) ND_R_##E,
+  ND_REDUCE_OPS(ND_X_ENUM, 0)
+#undef ND_X_ENUM
+  ND_NREDUCE
 } nd_reduce_op;
 /* Reduce t over ndims distinct dims (all dims when dims is NULL) into the
  * unset out (0-d for a full reduction). sum/prod of int32, uint8 and bool
@@ -414,23 +446,40 @@ nd_status nd_reduce_arg(nd_err *e, nd_tensor *values, nd_tensor *indices,
                         int op, const nd_tensor *t, int dim, int keepdim);
 
 /* ---- more math (src/core/kernels/elementwise_math.c) ---- */
-/* Unary: float results (integers and bool give float64) from LOG1P to
- * RSQRT; SIGN TRUNC FRAC SQUARE keep the dtype (square of bool is int64;
- * trunc of bool and frac of integers are refused); ISINF and LOGICAL_NOT
- * give bool; BITWISE_NOT takes integers and bool. Binary: ATAN2 and HYPOT
- * give floats; FMOD (C's sign of the dividend), REMAINDER (sign of the
- * divisor) and FLOOR_DIVIDE refuse bool and an integer divisor with a zero
- * (out untouched); LOGICAL_* give bool; BITWISE_* take integers and bool.
- * Promotion as nd_binary's. */
+/* As ND_OPS; the unary ops come before the binary ones. Beyond the
+ * classes: square of bool is int64; trunc of bool and frac of integers
+ * are refused; FMOD has C's sign (the dividend's), REMAINDER the
+ * divisor's, and a refused divisor leaves out untouched. Promotion as
+ * nd_binary's. */
+#define ND_MATH_OPS(X, ...)                                                 \
+  X(LOG1P, log1p, 1, F, __VA_ARGS__) X(EXPM1, expm1, 1, F, __VA_ARGS__)     \
+  X(LOG2, log2, 1, F, __VA_ARGS__) X(LOG10, log10, 1, F, __VA_ARGS__)       \
+  X(EXP2, exp2, 1, F, __VA_ARGS__) X(TAN, tan, 1, F, __VA_ARGS__)           \
+  X(ASIN, asin, 1, F, __VA_ARGS__) X(ACOS, acos, 1, F, __VA_ARGS__)         \
+  X(ATAN, atan, 1, F, __VA_ARGS__) X(SINH, sinh, 1, F, __VA_ARGS__)         \
+  X(COSH, cosh, 1, F, __VA_ARGS__) X(ASINH, asinh, 1, F, __VA_ARGS__)       \
+  X(ACOSH, acosh, 1, F, __VA_ARGS__) X(ATANH, atanh, 1, F, __VA_ARGS__)     \
+  X(ERF, erf, 1, F, __VA_ARGS__) X(ERFC, erfc, 1, F, __VA_ARGS__)           \
+  X(LGAMMA, lgamma, 1, F, __VA_ARGS__)                                      \
+  X(RECIPROCAL, reciprocal, 1, F, __VA_ARGS__)                              \
+  X(RSQRT, rsqrt, 1, F, __VA_ARGS__) X(SIGN, sign, 1, S, __VA_ARGS__)       \
+  X(TRUNC, trunc, 1, S, __VA_ARGS__) X(FRAC, frac, 1, S, __VA_ARGS__)       \
+  X(SQUARE, square, 1, S, __VA_ARGS__) X(ISINF, isinf, 1, B, __VA_ARGS__)   \
+  X(LOGICAL_NOT, logical_not, 1, B, __VA_ARGS__)                            \
+  X(BITWISE_NOT, bitwise_not, 1, I, __VA_ARGS__)                            \
+  X(ATAN2, atan2, 2, F, __VA_ARGS__) X(HYPOT, hypot, 2, F, __VA_ARGS__)     \
+  X(FMOD, fmod, 2, D, __VA_ARGS__) X(REMAINDER, remainder, 2, D, __VA_ARGS__) \
+  X(FLOOR_DIVIDE, floor_divide, 2, D, __VA_ARGS__)                          \
+  X(LOGICAL_AND, logical_and, 2, B, __VA_ARGS__)                            \
+  X(LOGICAL_OR, logical_or, 2, B, __VA_ARGS__)                              \
+  X(LOGICAL_XOR, logical_xor, 2, B, __VA_ARGS__)                            \
+  X(BITWISE_AND, bitwise_and, 2, I, __VA_ARGS__)                            \
+  X(BITWISE_OR, bitwise_or, 2, I, __VA_ARGS__)                              \
+  X(BITWISE_XOR, bitwise_xor, 2, I, __VA_ARGS__)
 typedef enum nd_math_op {
-  ND_LOG1P, ND_EXPM1, ND_LOG2, ND_LOG10, ND_EXP2, ND_TAN, ND_ASIN, ND_ACOS,
-  ND_ATAN, ND_SINH, ND_COSH, ND_ASINH, ND_ACOSH, ND_ATANH, ND_ERF, ND_ERFC,
-  ND_LGAMMA, ND_RECIPROCAL, ND_RSQRT,
-  ND_SIGN, ND_TRUNC, ND_FRAC, ND_SQUARE, ND_ISINF, ND_LOGICAL_NOT,
-  ND_BITWISE_NOT,                                                /* unary */
-  ND_ATAN2, ND_HYPOT, ND_FMOD, ND_REMAINDER, ND_FLOOR_DIVIDE,
-  ND_LOGICAL_AND, ND_LOGICAL_OR, ND_LOGICAL_XOR, ND_BITWISE_AND,
-  ND_BITWISE_OR, ND_BITWISE_XOR,                                 /* binary */
+#define ND_X_ENUM(E, name, arity, cls, unused) ND_##E,
+  ND_MATH_OPS(ND_X_ENUM, 0)
+#undef ND_X_ENUM
   ND_NMATH
 } nd_math_op;
 const char *nd_math_name(int op); /* "log1p", ... */

@@ -16,15 +16,22 @@ return function(ext)
   local select, type, tonumber = select, type, tonumber
   local floor, cast, istype = math.floor, ffi.cast, ffi.istype
 
-  -- In nd.h's ND_DTYPES order; bool is read as its byte.
-  local FLOAT64, INT64, BOOL = 1, 3, 5
-  local ptr = {
-    [0] = ffi.typeof("float *"), ffi.typeof("double *"), ffi.typeof("int32_t *"),
-    ffi.typeof("int64_t *"), ffi.typeof("uint8_t *"), ffi.typeof("uint8_t *"),
-  }
-  local lo = { [2] = -2 ^ 31, [3] = -2 ^ 53, [4] = 0 } -- exact integral writes
-  local hi = { [2] = 2 ^ 31 - 1, [3] = 2 ^ 53, [4] = 255 }
+  -- Per dtype id (ext.dtype: nd.h's ND_DTYPES): its elements' pointer
+  -- type (bool is read as its byte) and for integers the range of exact
+  -- integral writes (int64's: the numbers exact in a double).
   local EXACT = 2 ^ 53
+  local ptr, lo, hi = {}, {}, {}
+  for id, d in pairs(ext.dtype) do
+    ptr[id] = ffi.typeof(d.ctype .. " *")
+    local bits = 8 * d.size
+    if d.kind == "i" then
+      lo[id], hi[id] = -math.min(2 ^ (bits - 1), EXACT), math.min(2 ^ (bits - 1) - 1, EXACT)
+    elseif d.kind == "u" then
+      lo[id], hi[id] = 0, math.min(2 ^ bits - 1, EXACT)
+    end
+  end
+  local INT64 = ext.dtype_id.int64 -- read and written exactly as int64_t cdata
+  local BOOL, is_float = ext.dtype_id.bool, ext.is_float
   local int64_t, uint64_t = ffi.typeof("int64_t"), ffi.typeof("uint64_t")
 
   -- The element offset of positions i1..in (or of the table k's entries),
@@ -115,7 +122,7 @@ return function(ext)
     if dt == BOOL then
       if tv ~= "boolean" then return false end
       p[off] = v and 1 or 0
-    elseif dt <= FLOAT64 then
+    elseif is_float(dt) then
       if tv ~= "number" then return false end
       p[off] = v
     elseif tv == "number" then

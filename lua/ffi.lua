@@ -17,7 +17,11 @@
 --    C API path); nd.use_ffi(false / true) swaps them all, and they are
 --    swapped out by themselves while the JIT is off (-joff, or jit.off()
 --    after nd was loaded): results are identical either way.
--- Outside LuaJIT this file sets nothing but nd.use_ffi (a no-op there).
+--  * ext.consts (C.consts, src/lua/lconsts.c), ext.dtype (id -> its row:
+--    name, size, ctype, kind), ext.dtype_id (name -> id) and
+--    ext.is_float(id) carry nd.h's numbers: no Lua file retypes one.
+-- Outside LuaJIT this file sets nothing but those and nd.use_ffi (a no-op
+-- there).
 local C = ...
 
 return function(ext)
@@ -43,26 +47,37 @@ return function(ext)
     return on
   end
   ext.nd.use_ffi = use_ffi
+  local consts, dtype, dtype_id, float = C.consts, {}, {}, {}
+  for _, d in ipairs(consts.dtypes) do
+    dtype[d.id], dtype_id[d.name] = d, d.id
+    if d.kind == "f" then float[#float + 1] = "d == " .. d.id end
+  end
+  ext.consts, ext.dtype, ext.dtype_id = consts, dtype, dtype_id
+  -- is_float(d): compares with the float dtypes' ids, made from them (a
+  -- table lookup costs the fast paths' compiled code more)
+  ext.is_float = assert((loadstring or load)("return function(d) return "
+    .. table.concat(float, " or ") .. " end"))()
 
   if not jit then return end
   local ok, ffi = pcall(require, "ffi")
   if not ok then return end
+  -- @D is ND_MAX_DIMS, @M the message's bytes (C.consts).
   local decls = {
-    ndffi3_err = "typedef struct ndffi3_err { int code; int base; const char *fn; char msg[512]; } ndffi3_err;",
+    ndffi3_err = "typedef struct ndffi3_err { int code; int base; const char *fn; char msg[@M]; } ndffi3_err;",
     ndffi2_storage = [[typedef struct ndffi2_storage {
       void *data; int64_t nbytes; long refs;
       void (*release)(void *data, void *ctx); void *ctx;
     } ndffi2_storage;]],
     ndffi2_tensor = [[typedef struct ndffi2_tensor {
       ndffi2_storage *storage; int64_t offset; int32_t dtype; int32_t ndim;
-      int64_t size[16]; int64_t stride[16];
+      int64_t size[@D]; int64_t stride[@D];
     } ndffi2_tensor;]],
     ndffi3_lobj = "typedef struct ndffi3_lobj { uint64_t tag; ndffi2_tensor *t; void *free; void *ud; uint64_t kind; } ndffi3_lobj;",
     ndffi2_plan = [[typedef struct ndffi2_plan {
       int routine, dtype, col_major; char transa, transb;
       int64_t m, n, k, lda, ldb, ldc, incx, incy, batch;
-      int copies, ndim; int64_t size[16];
-      int64_t M, N, K; int nbd; int64_t bsize[16], bstride[3][16];
+      int copies, ndim; int64_t size[@D];
+      int64_t M, N, K; int nbd; int64_t bsize[@D], bstride[3][@D];
       int64_t mstride[3][2], origin[3];
     } ndffi2_plan;]],
     ndffi2_operand = [[typedef struct ndffi2_operand {
@@ -89,7 +104,8 @@ return function(ext)
     "ndffi2_plan", "ndffi2_operand", "ndffi5_api" }
   for _, name in ipairs(order) do
     if not pcall(ffi.typeof, name) then
-      if not pcall(ffi.cdef, decls[name]) then return end
+      local decl = decls[name]:gsub("@D", consts.MAX_DIMS):gsub("@M", consts.ERR_MSG)
+      if not pcall(ffi.cdef, decl) then return end
     end
   end
   local sizes = C.struct_sizes()
@@ -224,7 +240,8 @@ return function(ext)
   ext.rowmajor = rowmajor
   -- small(dtype, ndim, a, b): a new row-major small tensor of ndim (0 to
   -- 2) sizes a, b (numbers), or nil when it would be empty or not fit.
-  local ESIZE = { [0] = 4, 8, 4, 8, 1, 1 } -- nd.h's ND_DTYPES order
+  local ESIZE = {}
+  for id, d in pairs(dtype) do ESIZE[id] = d.size end
   local function small(dtype, n, a, b)
     local es = ESIZE[dtype]
     if n == 0 then
@@ -271,7 +288,7 @@ return function(ext)
   ext.ffi = ffi
   ext.lib = lib
   ext.live = live
-  ext.err = ffi.new("ndffi3_err", { 0, 1 }) -- a reusable error slot, base 1
+  ext.err = ffi.new("ndffi3_err", { consts.status.OK, 1 }) -- a reusable error slot, base 1
 
   -- JIT on/off: LuaJIT's jit.on()/jit.off() (whole-engine forms) are
   -- wrapped once per state so that the latest loaded nd hears of them.
@@ -291,10 +308,10 @@ return function(ext)
 
   -- t:cdata(): a typed pointer to the first element (index it from 0 with
   -- the strides). It does not keep t alive: hold on to t while using it.
-  local elem_ptr = { -- in nd.h's ND_DTYPES order
-    [0] = ffi.typeof("float *"), ffi.typeof("double *"), ffi.typeof("int32_t *"),
-    ffi.typeof("int64_t *"), ffi.typeof("uint8_t *"), ffi.typeof("bool *"),
-  }
+  local elem_ptr = {} -- a bool tensor's is bool * (its C type is a byte)
+  for id, d in pairs(dtype) do
+    elem_ptr[id] = ffi.typeof((d.kind == "b" and "bool" or d.ctype) .. " *")
+  end
   local check, arm = C.check, C.arm
   local function cdata(t)
     local h = live(t)

@@ -22,6 +22,8 @@ return function(ext)
   local live, err = ext.live, ext.err
   local setmetatable, error = setmetatable, error
   local ffi_string, new_plan = ffi.string, ffi.typeof("ndffi2_plan")
+  local OK, ENOMEM = ext.consts.status.OK, ext.consts.status.ENOMEM
+  local is_float = ext.is_float -- BLAS's dtypes
   -- out -> { plan = <nd_blas_plan>, ops = { a = a, b = b } (weak values) }
   local plans = setmetatable({}, { __mode = "k" })
   local weak_values = { __mode = "v" }
@@ -34,7 +36,7 @@ return function(ext)
   local fresh = setmetatable({}, { __mode = "k" }) -- a -> { plan =, ops = { b = b } }
   local function new_small(a, b)
     local ha, hb = live(a), live(b)
-    if ha == nil or hb == nil or ha.ndim ~= 2 or hb.ndim ~= 2 or ha.dtype > 1
+    if ha == nil or hb == nil or ha.ndim ~= 2 or hb.ndim ~= 2 or not is_float(ha.dtype)
         or hb.dtype ~= ha.dtype or ha.size[1] ~= hb.size[0] then
       return nil
     end
@@ -43,11 +45,11 @@ return function(ext)
     local entry = fresh[a]
     if entry == nil or entry.ops.b ~= b then
       local plan = new_plan()
-      if lib.matmul_plan(err, plan, ha, hb, r) ~= 0 then return nil end
+      if lib.matmul_plan(err, plan, ha, hb, r) ~= OK then return nil end
       entry = { plan = plan, ops = setmetatable({ b = b }, weak_values) }
       fresh[a] = entry
     end
-    if lib.matmul_run(err, entry.plan, ha, hb, r) ~= 0 then return nil end
+    if lib.matmul_run(err, entry.plan, ha, hb, r) ~= OK then return nil end
     return o
   end
 
@@ -57,19 +59,19 @@ return function(ext)
       if o ~= nil then return o end
     elseif out ~= nil then
       local ha, hb, ho = live(a), live(b), live(out)
-      if ha and hb and ho and ha.ndim == 2 and hb.ndim == 2 and ha.dtype <= 1
-          and hb.dtype <= 1 then -- dtypes 0, 1: float32, float64
+      if ha and hb and ho and ha.ndim == 2 and hb.ndim == 2 and is_float(ha.dtype)
+          and is_float(hb.dtype) then
         local entry = plans[out]
         if entry == nil or entry.ops.a ~= a or entry.ops.b ~= b then
           local plan = new_plan()
-          if lib.matmul_plan(err, plan, ha, hb, ho) ~= 0 then
+          if lib.matmul_plan(err, plan, ha, hb, ho) ~= OK then
             return binding(a, b, out) -- raises the error as matmul's
           end
           entry = { plan = plan, ops = setmetatable({ a = a, b = b }, weak_values) }
           plans[out] = entry
         end
-        if lib.matmul_run(err, entry.plan, ha, hb, ho) == 0 then return out end
-        if err.code ~= 2 then error(ffi_string(err.msg), 2) end -- 2: ND_ENOMEM
+        if lib.matmul_run(err, entry.plan, ha, hb, ho) == OK then return out end
+        if err.code ~= ENOMEM then error(ffi_string(err.msg), 2) end
       end
     end
     return binding(a, b, out)

@@ -27,6 +27,7 @@ local internal = {
   ffi_api = true, shared = true, wrap_raw = true, view_metatable = true,
   anchor = true, view_keep = true, set_arm = true, arm = true,
   nargs = true, too_many = true,
+  optable = true, consts = true,
 }
 
 for name, f in pairs(C) do
@@ -112,8 +113,13 @@ if ext.loaded then ext.loaded() end -- lua/ffi.lua: the FFI views' metatable
 nd.is_tensor = ext.is_tensor
 
 -- require "nd.testing" (luassert assertions): on demand, never at load.
+-- require "nd.internal": C.optable and C.consts (src/lua/lconsts.c) for
+-- specs and benches that cover every op; not part of the API.
 if package and package.preload then
   package.preload["nd.testing"] = function() return import("testing")(ext) end
+  package.preload["nd.internal"] = function()
+    return { optable = C.optable, consts = C.consts }
+  end
 end
 
 return nd

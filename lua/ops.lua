@@ -1,7 +1,8 @@
 -- Elementwise operators and value comparisons over the C ops (lops.c):
 -- the arithmetic metamethods, nd.equal / nd.allclose, and under LuaJIT a
--- fast path for binary ops given an out tensor (the FFI calls the C core
--- directly: no Lua C API frame, no argument parsing).
+-- fast path for the ops of nd.h's ND_OPS (C.optable's family "op"): a new
+-- small result or an out tensor, the FFI calling the C core directly (no
+-- Lua C API frame, no argument parsing).
 return function(ext)
   local nd, methods, mt, C = ext.nd, ext.methods, ext.metatable, ext.C
   local is_tensor, error = ext.is_tensor, error
@@ -50,7 +51,9 @@ return function(ext)
 
   if not ext.ffi then return end
   local ffi, lib, live, err = ext.ffi, ext.lib, ext.live, ext.err
-  local ND_OUT, INT64, FLOAT64 = 1, 3, 1
+  local OUT, OK = ext.consts.OUT, ext.consts.status.OK
+  local INT64, FLOAT64 = ext.dtype_id.int64, ext.dtype_id.float64 -- a weak scalar's
+  local is_float = ext.is_float -- the fast paths' operands
   local floor, type = math.floor, type
   -- Scalar operands with out (a:mul(0.016, out)): a number becomes a weak
   -- operand exactly as lops.c's operand() makes it.
@@ -71,51 +74,59 @@ return function(ext)
   -- the FFI. Same dtype, shape and strides as the C binding's ND_NEW
   -- result (which follows the inputs' memory order: row-major here).
   local small_like, rowmajor = ext.small_like, ext.rowmajor
-  local BOOL = 5
+  local BOOL = ext.dtype_id.bool
   local function same_shape(ha, hb)
     local n = ha.ndim
     if hb.ndim ~= n or n > 2 then return false end
     return (n == 0 or ha.size[0] == hb.size[0]) and (n < 2 or ha.size[1] == hb.size[1])
   end
-  -- a op b as a new small tensor, or nil (then the C binding does it).
-  local function new_binary(op, a, b)
+  -- a op b as a new small tensor, or nil (then the C binding does it);
+  -- tobool: op's result is bool (else, of float operands, their dtype).
+  local function new_binary(op, tobool, a, b)
     local ha, hb = live(a), live(b)
     local h, d = ha or hb, nil
     if h == nil then return nil end
     d = h.dtype
-    if d > FLOAT64 then return nil end
+    if not is_float(d) then return nil end
     if ha and hb then
       if hb.dtype ~= d or not same_shape(ha, hb) or not rowmajor(hb) then return nil end
     elseif type(ha and b or a) ~= "number" then
       return nil
     end
-    local o, r = small_like(h, op >= 7 and BOOL or d)
+    local o, r = small_like(h, tobool and BOOL or d)
     if o == nil then return nil end
     if ha and hb then
-      if lib.binary_tensors(err, r, ND_OUT, op, ha, hb) ~= 0 then return nil end
+      if lib.binary_tensors(err, r, OUT, op, ha, hb) ~= OK then return nil end
       return o
     end
     local x, y = opnd[0], opnd[1]
     if ha then x.t, x.dtype = ha, d; scalar(y, b) else scalar(x, a); y.t, y.dtype = hb, d end
-    if lib.binary(err, r, ND_OUT, op, x, y) ~= 0 then return nil end
+    if lib.binary(err, r, OUT, op, x, y) ~= OK then return nil end
     return o
   end
 
-  local ops = { add = 0, sub = 1, mul = 2, div = 3, pow = 4, maximum = 5,
-    minimum = 6, eq = 7, ne = 8, lt = 9, le = 10, gt = 11, ge = 12 }
+  -- The binary and unary ops the core's nd_binary and nd_unary take.
+  local binops, unops = {}, {}
+  for _, row in ipairs(C.optable) do
+    if row.family == "op" then
+      local list = row.arity == 2 and binops or unops
+      list[#list + 1] = row
+    end
+  end
   local meta = { add = "__add", sub = "__sub", mul = "__mul", div = "__div", pow = "__pow" }
-  for name, op in pairs(ops) do
+  for _, row in ipairs(binops) do
+    local name, op, tobool = row.name, row.id, row.result == "bool"
     local slow = C[name]
     local function f(a, b, out)
       if out == nil and small_like then
-        local o = new_binary(op, a, b)
+        local o = new_binary(op, tobool, a, b)
         if o ~= nil then return o end
       elseif out ~= nil then
         local ho = live(out)
         if ho then
           local ha, hb = live(a), live(b)
           if ha and hb then
-            if lib.binary_tensors(err, ho, ND_OUT, op, ha, hb) ~= 0 then
+            if lib.binary_tensors(err, ho, OUT, op, ha, hb) ~= OK then
               error(ffi.string(err.msg), 2)
             end
             return out
@@ -125,7 +136,7 @@ return function(ext)
             local x, y = opnd[0], opnd[1]
             if ha then x.t, x.dtype = ha, ha.dtype else scalar(x, a) end
             if hb then y.t, y.dtype = hb, hb.dtype else scalar(y, b) end
-            if lib.binary(err, ho, ND_OUT, op, x, y) ~= 0 then
+            if lib.binary(err, ho, OUT, op, x, y) ~= OK then
               error(ffi.string(err.msg), 2)
             end
             return out
@@ -141,20 +152,18 @@ return function(ext)
 
   -- Unary ops on float32/float64: a new small result, or into out.
   if not small_like then return end
-  local unops = { neg = 13, abs = 14, exp = 15, log = 16, sqrt = 17, sin = 18,
-    cos = 19, tanh = 20, sigmoid = 21, relu = 22, floor = 23, ceil = 24,
-    round = 25, isnan = 26, isfinite = 27 }
-  for name, op in pairs(unops) do
+  for _, row in ipairs(unops) do
+    local name, op, tobool = row.name, row.id, row.result == "bool"
     local slow = C[name]
     local function f(a, out)
       local ha = live(a)
-      if ha ~= nil and ha.dtype <= FLOAT64 then
+      if ha ~= nil and is_float(ha.dtype) then
         if out == nil then
-          local o, r = small_like(ha, op >= 26 and BOOL or ha.dtype)
-          if o ~= nil and lib.unary(err, r, ND_OUT, op, ha) == 0 then return o end
+          local o, r = small_like(ha, tobool and BOOL or ha.dtype)
+          if o ~= nil and lib.unary(err, r, OUT, op, ha) == OK then return o end
         else
           local ho = live(out)
-          if ho ~= nil and lib.unary(err, ho, ND_OUT, op, ha) == 0 then return out end
+          if ho ~= nil and lib.unary(err, ho, OUT, op, ha) == OK then return out end
         end
       end
       return slow(a, out) -- raises what the fast path declined

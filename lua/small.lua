@@ -9,8 +9,8 @@ return function(ext)
   if not ext.small then return end
   local nd, small, lib, err = ext.nd, ext.small, ext.lib, ext.err
   local type, floor, rawget = type, math.floor, rawget
-  local DTYPE = { float32 = 0, float64 = 1, int32 = 2, int64 = 3, uint8 = 4, bool = 5 }
-  local FLOAT64, BOOL = 1, 5
+  local DTYPE, OK = ext.dtype_id, ext.consts.status.OK
+  local FLOAT64, BOOL = DTYPE.float64, DTYPE.bool -- the defaults, as lconstruct.c's
 
   local function whole(v) return type(v) == "number" and v >= 1 and v == floor(v) end
   -- Sizes as a table of one or two (no holes), or nil; read raw, as C
@@ -59,7 +59,7 @@ return function(ext)
     else
       s = lib.fill(err, h, v)
     end
-    return s == 0
+    return s == OK
   end
 
   local c_ones, c_full = nd.ones, nd.full

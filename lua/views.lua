@@ -16,6 +16,7 @@ return function(ext)
   if not ext.new_view then return end
   local nd, methods, live, new_view = ext.nd, ext.methods, ext.live, ext.new_view
   local type, floor, tonumber, copy = type, math.floor, tonumber, ext.ffi.copy
+  local MAX_DIMS = ext.consts.MAX_DIMS
 
   -- A dim or index i of n (1..n or -n..-1) as 0-based, or nil.
   local function pos(i, n)
@@ -161,7 +162,7 @@ return function(ext)
   local c_unsqueeze = methods.unsqueeze
   local function unsqueeze(a, d)
     local h = live(a)
-    local j = h ~= nil and h.ndim < 16 and pos(d, h.ndim + 1) or nil
+    local j = h ~= nil and h.ndim < MAX_DIMS and pos(d, h.ndim + 1) or nil
     if j == nil then return c_unsqueeze(a, d) end
     local n = h.ndim
     local st = 1

@@ -821,6 +821,7 @@ int luaopen_nd(lua_State *L) {
   ndL_open_views(L);
   ndL_open_copies(L);
   ndL_open_ops(L);
+  ndL_open_consts(L);
   ndL_open_matmul(L);
   ndL_open_io(L);
   ndL_open_wrap(L);

@@ -162,6 +162,7 @@ void ndL_open_construct(lua_State *L);
 void ndL_open_views(lua_State *L);
 void ndL_open_copies(lua_State *L);
 void ndL_open_ops(lua_State *L);
+void ndL_open_consts(lua_State *L); /* C.optable, C.consts (internal) */
 void ndL_open_matmul(lua_State *L);
 void ndL_open_io(lua_State *L);
 void ndL_open_wrap(lua_State *L);

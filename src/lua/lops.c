@@ -92,53 +92,36 @@ int ndL_unary(lua_State *L, ndL_unary_fn call, int op, const char *fn,
   return 1;
 }
 
-#define BINARY(name, OP)                                                    \
+/* f(...) and its in-place f_(...) for every op of nd.h's ND_OPS. */
+#define FNS(E, name, ar, cls, unused) FNS_##ar(E, name)
+#define FNS_1(E, name)                                                      \
   static int op_##name(lua_State *L) {                                      \
-    return ndL_binary(L, nd_binary, OP, #name, 0);                          \
+    return ndL_unary(L, nd_unary, ND_##E, #name, 0);                        \
   }                                                                         \
   static int op_##name##_(lua_State *L) {                                   \
-    return ndL_binary(L, nd_binary, OP, #name, 1);                          \
+    return ndL_unary(L, nd_unary, ND_##E, #name, 1);                        \
   }
-BINARY(add, ND_ADD)
-BINARY(sub, ND_SUB)
-BINARY(mul, ND_MUL)
-BINARY(div, ND_DIV)
-BINARY(pow, ND_POW)
-BINARY(maximum, ND_MAXIMUM)
-BINARY(minimum, ND_MINIMUM)
-BINARY(eq, ND_EQ)
-BINARY(ne, ND_NE)
-BINARY(lt, ND_LT)
-BINARY(le, ND_LE)
-BINARY(gt, ND_GT)
-BINARY(ge, ND_GE)
-
-#define UNARY(name, OP)                                                     \
+#define FNS_2(E, name)                                                      \
   static int op_##name(lua_State *L) {                                      \
-    return ndL_unary(L, nd_unary, OP, #name, 0);                            \
+    return ndL_binary(L, nd_binary, ND_##E, #name, 0);                      \
   }                                                                         \
   static int op_##name##_(lua_State *L) {                                   \
-    return ndL_unary(L, nd_unary, OP, #name, 1);                            \
+    return ndL_binary(L, nd_binary, ND_##E, #name, 1);                      \
   }
-UNARY(neg, ND_NEG)
-UNARY(abs, ND_ABS)
-UNARY(exp, ND_EXP)
-UNARY(log, ND_LOG)
-UNARY(sqrt, ND_SQRT)
-UNARY(sin, ND_SIN)
-UNARY(cos, ND_COS)
-UNARY(tanh, ND_TANH)
-UNARY(sigmoid, ND_SIGMOID)
-UNARY(relu, ND_RELU)
-UNARY(floor, ND_FLOOR)
-UNARY(ceil, ND_CEIL)
-UNARY(round, ND_ROUND)
-static int op_isnan(lua_State *L) {
-  return ndL_unary(L, nd_unary, ND_ISNAN, "isnan", 0);
-}
-static int op_isfinite(lua_State *L) {
-  return ndL_unary(L, nd_unary, ND_ISFINITE, "isfinite", 0);
-}
+ND_OPS(FNS, 0)
+#undef FNS
+/* The unary tests (one operand, a bool result: isnan, isfinite) have no
+ * in-place form, as PyTorch's. */
+static const struct {
+  const char *name, *inplace;
+  lua_CFunction f, f_;
+  int test;
+} elementwise[] = {
+#define ROW(E, name, ar, cls, unused)                                       \
+  {#name, #name "_", op_##name, op_##name##_, ar == 1 && #cls[0] == 'B'},
+    ND_OPS(ROW, 0)
+#undef ROW
+};
 
 /* clamp(x, lo, hi [, out]); either bound may be nil. */
 static int clamp(lua_State *L, int inplace) {
@@ -323,13 +306,15 @@ static int op_get_num_threads(lua_State *L) {
 
 #define REG(name) {#name, op_##name}, {#name "_", op_##name##_}
 void ndL_open_ops(lua_State *L) {
+  for (size_t i = 0; i < sizeof elementwise / sizeof *elementwise; i++) {
+    lua_pushcfunction(L, elementwise[i].f);
+    lua_setfield(L, -2, elementwise[i].name);
+    if (elementwise[i].test) continue;
+    lua_pushcfunction(L, elementwise[i].f_);
+    lua_setfield(L, -2, elementwise[i].inplace);
+  }
   static const luaL_Reg fns[] = {
-      REG(add), REG(sub), REG(mul), REG(div), REG(pow), REG(maximum),
-      REG(minimum), REG(eq), REG(ne), REG(lt), REG(le), REG(gt), REG(ge),
-      REG(neg), REG(abs), REG(exp), REG(log), REG(sqrt), REG(sin), REG(cos),
-      REG(tanh), REG(sigmoid), REG(relu), REG(floor), REG(ceil), REG(round),
-      REG(clamp), {"isnan", op_isnan}, {"isfinite", op_isfinite},
-      {"where", op_where}, {"sum", op_sum}, {"mean", op_mean}, {"prod", op_prod},
+      REG(clamp), {"where", op_where}, {"sum", op_sum}, {"mean", op_mean}, {"prod", op_prod},
       {"min", op_min}, {"max", op_max}, {"argmin", op_argmin},
       {"argmax", op_argmax}, {"all", op_all}, {"any", op_any}, {"norm", op_norm},
       {"set_num_threads", op_set_num_threads},

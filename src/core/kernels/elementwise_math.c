@@ -117,45 +117,27 @@ static inline int64_t fdiv_i(int64_t a, int64_t b) {
 #define M_BITWISE_OR(T, k, a, b) ((T)(IBITS(T, a) | IBITS(T, b)))
 #define M_BITWISE_XOR(T, k, a, b) ((T)(IBITS(T, a) ^ IBITS(T, b)))
 
-/* The ops once: X(ENUM, name, class, ...) where ... is passed through.
- * Classes: F float result, S the operands' dtype, B bool result, I
- * integers and bool only, D division (no bool, no integer zero divisor). */
-#define MATH_UNARY(X, ...)                                                  \
-  X(LOG1P, log1p, F, __VA_ARGS__) X(EXPM1, expm1, F, __VA_ARGS__)           \
-  X(LOG2, log2, F, __VA_ARGS__) X(LOG10, log10, F, __VA_ARGS__)             \
-  X(EXP2, exp2, F, __VA_ARGS__) X(TAN, tan, F, __VA_ARGS__)                 \
-  X(ASIN, asin, F, __VA_ARGS__) X(ACOS, acos, F, __VA_ARGS__)               \
-  X(ATAN, atan, F, __VA_ARGS__) X(SINH, sinh, F, __VA_ARGS__)               \
-  X(COSH, cosh, F, __VA_ARGS__) X(ASINH, asinh, F, __VA_ARGS__)             \
-  X(ACOSH, acosh, F, __VA_ARGS__) X(ATANH, atanh, F, __VA_ARGS__)           \
-  X(ERF, erf, F, __VA_ARGS__) X(ERFC, erfc, F, __VA_ARGS__)                 \
-  X(LGAMMA, lgamma, F, __VA_ARGS__) X(RECIPROCAL, reciprocal, F, __VA_ARGS__) \
-  X(RSQRT, rsqrt, F, __VA_ARGS__) X(SIGN, sign, S, __VA_ARGS__)             \
-  X(TRUNC, trunc, S, __VA_ARGS__) X(FRAC, frac, S, __VA_ARGS__)             \
-  X(SQUARE, square, S, __VA_ARGS__) X(ISINF, isinf, B, __VA_ARGS__)         \
-  X(LOGICAL_NOT, logical_not, B, __VA_ARGS__)                               \
-  X(BITWISE_NOT, bitwise_not, I, __VA_ARGS__)
-#define MATH_BINARY(X, ...)                                                 \
-  X(ATAN2, atan2, F, __VA_ARGS__) X(HYPOT, hypot, F, __VA_ARGS__)           \
-  X(FMOD, fmod, D, __VA_ARGS__) X(REMAINDER, remainder, D, __VA_ARGS__)     \
-  X(FLOOR_DIVIDE, floor_divide, D, __VA_ARGS__)                             \
-  X(LOGICAL_AND, logical_and, B, __VA_ARGS__)                               \
-  X(LOGICAL_OR, logical_or, B, __VA_ARGS__)                                 \
-  X(LOGICAL_XOR, logical_xor, B, __VA_ARGS__)                               \
-  X(BITWISE_AND, bitwise_and, I, __VA_ARGS__)                               \
-  X(BITWISE_OR, bitwise_or, I, __VA_ARGS__)                                 \
-  X(BITWISE_XOR, bitwise_xor, I, __VA_ARGS__)
-#define MATH_OPS(X) MATH_UNARY(X, 0) MATH_BINARY(X, 0)
-
-#define NAME(OP, name, cls, unused) [ND_##OP] = #name,
-static const char *const names[ND_NMATH] = {MATH_OPS(NAME)};
+/* The ops are nd.h's ND_MATH_OPS; an X given an arity as `1` or `2`
+ * pastes it to its own name to pick the unary or the binary form. */
+#define NAME(OP, name, ar, cls, unused) [ND_##OP] = #name,
+static const char *const names[ND_NMATH] = {ND_MATH_OPS(NAME, 0)};
 #undef NAME
-#define NAME(OP, name, cls, unused) [ND_##OP] = #name "_",
-static const char *const inplace_names[ND_NMATH] = {MATH_OPS(NAME)};
+#define NAME(OP, name, ar, cls, unused) [ND_##OP] = #name "_",
+static const char *const inplace_names[ND_NMATH] = {ND_MATH_OPS(NAME, 0)};
 #undef NAME
-#define CLASS(OP, name, cls, unused) [ND_##OP] = #cls[0],
-static const char classes[ND_NMATH] = {MATH_OPS(CLASS)};
+#define CLASS(OP, name, ar, cls, unused) [ND_##OP] = #cls[0],
+static const char classes[ND_NMATH] = {ND_MATH_OPS(CLASS, 0)};
 #undef CLASS
+/* The unary ops are 0 .. NUNARY - 1, the binary ones the rest (the kernel
+ * tables and the drivers' checks rely on it). */
+#define COUNT(OP, name, ar, cls, unused) +(ar == 1)
+enum { NUNARY = 0 ND_MATH_OPS(COUNT, 0), NBINARY = ND_NMATH - NUNARY };
+#undef COUNT
+#define ORDER(OP, name, ar, cls, unused)                                    \
+  _Static_assert(((int)ND_##OP < NUNARY) == (ar == 1),                     \
+                 "nd.h: " #name " is out of its arity's block");
+ND_MATH_OPS(ORDER, 0)
+#undef ORDER
 
 const char *nd_math_name(int op) {
   return op >= 0 && op < ND_NMATH ? names[op] : "?";
@@ -167,19 +149,22 @@ const char *nd_math_name(int op) {
 #define OUT_I(T) T
 #define OUT_D(T) T
 #define OUT_B(T) uint8_t
-#define U_INST(OP, name, cls, E, T, kind)                                   \
+#define INST(OP, name, ar, cls, E, T, kind) INST_##ar(OP, name, cls, E, T, kind)
+#define INST_1(OP, name, cls, E, T, kind)                                   \
   UNARY_LOOP(name, M_##OP, E, T, kind, OUT_##cls(T))
-#define B_INST(OP, name, cls, E, T, kind)                                   \
+#define INST_2(OP, name, cls, E, T, kind)                                   \
   BINARY_LOOP(name, M_##OP, E, T, kind, OUT_##cls(T))
-#define INSTANCES(E, name, T, kind)                                         \
-  MATH_UNARY(U_INST, E, T, kind) MATH_BINARY(B_INST, E, T, kind)
+#define INSTANCES(E, name, T, kind) ND_MATH_OPS(INST, E, T, kind)
 ND_DTYPES(INSTANCES)
 
-#define U_PTR(OP, name, cls, E, unused) [ND_##OP] = u_##name##_##E,
-#define B_PTR(OP, name, cls, E, unused) [ND_##OP - ND_ATAN2] = b_##name##_##E,
-#define U_ROW(E, name, T, kind) [ND_##E] = {MATH_UNARY(U_PTR, E, 0)},
-#define B_ROW(E, name, T, kind) [ND_##E] = {MATH_BINARY(B_PTR, E, 0)},
-enum { NUNARY = ND_BITWISE_NOT + 1, NBINARY = ND_NMATH - ND_ATAN2 };
+#define U_PTR(OP, name, ar, cls, E) U_PTR_##ar(OP, name, E)
+#define U_PTR_1(OP, name, E) [ND_##OP] = u_##name##_##E,
+#define U_PTR_2(OP, name, E)
+#define B_PTR(OP, name, ar, cls, E) B_PTR_##ar(OP, name, E)
+#define B_PTR_1(OP, name, E)
+#define B_PTR_2(OP, name, E) [ND_##OP - NUNARY] = b_##name##_##E,
+#define U_ROW(E, name, T, kind) [ND_##E] = {ND_MATH_OPS(U_PTR, E)},
+#define B_ROW(E, name, T, kind) [ND_##E] = {ND_MATH_OPS(B_PTR, E)},
 static const nd_loop_fn unary_kernels[ND_NDTYPES][NUNARY] = {ND_DTYPES(U_ROW)};
 static const nd_loop_fn binary_kernels[ND_NDTYPES][NBINARY] = {ND_DTYPES(B_ROW)};
 
@@ -325,7 +310,7 @@ static int has_zero(nd_err *e, const nd_operand *b, int dt, int *zero) {
 
 nd_status nd_math_binary(nd_err *e, nd_tensor *out, int mode, int op,
                          const nd_operand *a, const nd_operand *b) {
-  if (op < ND_ATAN2 || op >= ND_NMATH)
+  if (op < NUNARY || op >= ND_NMATH)
     return nd_fail(e, ND_EINVAL, "math_binary: %d is not a binary op", op);
   const char *fn = name_of(op, mode);
   if (nd_ew_check_mode(e, fn, mode)) return e->code;
@@ -348,7 +333,7 @@ nd_status nd_math_binary(nd_err *e, nd_tensor *out, int mode, int op,
                      "divisor has a zero)", fn, nd_dtype_name(ct));
   }
   int kin[2] = {ct, ct};
-  nd_loop_fn kn = binary_kernels[ct][op - ND_ATAN2];
+  nd_loop_fn kn = binary_kernels[ct][op - NUNARY];
   void *kctx = NULL;
   if (op == ND_ATAN2 || op == ND_HYPOT)
     nd_vmath(op == ND_ATAN2 ? ND_VM_ATAN2 : ND_VM_HYPOT, ct, &kn, &kctx);

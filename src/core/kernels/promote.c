@@ -6,18 +6,16 @@
  * float32, bool + 3 is int64. */
 #include "elementwise.h"
 
-static const char *const op_names[ND_NOPS] = {
-    "add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne",
-    "lt", "le", "gt", "ge", "neg", "abs", "exp", "log", "sqrt", "sin", "cos",
-    "tanh", "sigmoid", "relu", "floor", "ceil", "round", "isnan",
-    "isfinite"};
-
+#define NAME(E, name, arity, cls, unused) #name,
+static const char *const op_names[ND_NOPS] = {ND_OPS(NAME, 0)};
+#undef NAME
 /* In-place forms, spelled out so that naming an op costs nothing. */
-static const char *const inplace_names[ND_NOPS] = {
-    "add_", "sub_", "mul_", "div_", "pow_", "maximum_", "minimum_", "eq_",
-    "ne_", "lt_", "le_", "gt_", "ge_", "neg_", "abs_", "exp_", "log_",
-    "sqrt_", "sin_", "cos_", "tanh_", "sigmoid_", "relu_", "floor_", "ceil_",
-    "round_", "isnan_", "isfinite_"};
+#define NAME(E, name, arity, cls, unused) #name "_",
+static const char *const inplace_names[ND_NOPS] = {ND_OPS(NAME, 0)};
+#undef NAME
+#define CLASS(E, name, arity, cls, unused) #cls[0],
+static const char classes[ND_NOPS] = {ND_OPS(CLASS, 0)};
+#undef CLASS
 
 const char *nd_op_name(int op) {
   return op >= 0 && op < ND_NOPS ? op_names[op] : "?";
@@ -67,6 +65,8 @@ static int floating(int dt) {
 }
 
 int nd_result_type(nd_err *e, int op, int n, const nd_operand *ops) {
+  if (op < 0 || op >= ND_NOPS)
+    return nd_fail(e, ND_EINVAL, "result_type: %d is not an op", op), -1;
   int c = nd_common_type(n, ops);
   if (c < 0)
     return nd_fail(e, ND_EINVAL, "%s: expected at least one tensor operand",
@@ -84,13 +84,7 @@ int nd_result_type(nd_err *e, int op, int n, const nd_operand *ops) {
       return nd_fail(e, ND_EINVAL, "neg: negation of a bool tensor is not "
                      "supported (use eq(t, false), the logical not)"), -1;
     return c;
-  case ND_DIV: case ND_EXP: case ND_LOG: case ND_SQRT: case ND_SIN:
-  case ND_COS: case ND_TANH: case ND_SIGMOID:
-    return floating(c);
-  case ND_EQ: case ND_NE: case ND_LT: case ND_LE: case ND_GT: case ND_GE:
-  case ND_ISNAN: case ND_ISFINITE:
-    return ND_BOOL;
-  default:
-    return c;
+  default: /* the op's class (ND_OPS) */
+    return classes[op] == 'F' ? floating(c) : classes[op] == 'B' ? ND_BOOL : c;
   }
 }

@@ -219,8 +219,10 @@ static void part_task(void *ctx, int64_t lo, int64_t hi) {
 }
 
 static const char *rname(int op) {
-  static const char *n[] = {"sum", "mean", "prod", "min", "max", "all", "any", "norm"};
-  return op >= 0 && op <= ND_R_NORM ? n[op] : "reduce";
+#define NAME(E, name, arity, cls, unused) #name,
+  static const char *const n[ND_NREDUCE] = {ND_REDUCE_OPS(NAME, 0)};
+#undef NAME
+  return op >= 0 && op < ND_NREDUCE ? n[op] : "reduce";
 }
 
 /* Which dims are reduced; an error for repeats and bad dims. */
