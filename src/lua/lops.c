@@ -307,11 +307,11 @@ static int op_get_num_threads(lua_State *L) {
 #define REG(name) {#name, op_##name}, {#name "_", op_##name##_}
 void ndL_open_ops(lua_State *L) {
   for (size_t i = 0; i < sizeof elementwise / sizeof *elementwise; i++) {
-    lua_pushcfunction(L, elementwise[i].f);
-    lua_setfield(L, -2, elementwise[i].name);
-    if (elementwise[i].test) continue;
-    lua_pushcfunction(L, elementwise[i].f_);
-    lua_setfield(L, -2, elementwise[i].inplace);
+    luaL_Reg both[3] = {{elementwise[i].name, elementwise[i].f},
+                        {elementwise[i].inplace, elementwise[i].f_},
+                        {NULL, NULL}};
+    if (elementwise[i].test) both[1] = both[2];
+    ndL_register(L, both); /* through the dispatcher, as every function */
   }
   static const luaL_Reg fns[] = {
       REG(clamp), {"where", op_where}, {"sum", op_sum}, {"mean", op_mean}, {"prod", op_prod},
