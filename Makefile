@@ -37,9 +37,9 @@ ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -fPIC -fno-semantic-interp
              -Iinclude $(CORE_INC) $(LUA_CFLAGS) $(BLAS_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS   = $(BLAS_LIBS) $(SLEEF_LIBS) -lm -pthread -ldl
 
-# src/core is split by layer: geometry/ (pure rules on sizes and strides),
-# lifecycle/ (storage, headers, dtypes, errors), kernels/ (everything that
-# walks elements), and the families random/, linalg/, io/; core.h is shared.
+# src/core is split by layer: base/ (dtypes, errors, storage, headers),
+# shape/ (rules on sizes and strides, views, promotion), kernels/ (everything
+# that walks elements), and the composites random/, linalg/, io/.
 CORE_DIRS := src/core $(sort $(wildcard src/core/*/))
 CORE_INC  := $(patsubst %/,%,$(addprefix -I,$(CORE_DIRS)))
 CORE_SRC := $(sort $(wildcard src/core/*.c src/core/*/*.c))
