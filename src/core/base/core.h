@@ -86,6 +86,11 @@ nd_status nd_alloc_tensor(nd_err *e, nd_tensor *out, int dtype, int ndim,
 nd_status nd_alloc_layout(nd_err *e, nd_tensor *out, int dtype, int ndim,
                           const int64_t *size, int n,
                           const nd_tensor *const *ops);
+/* reshape's view half (shape/view.c): h gets t's header with size (one -1
+ * inferred); 1 when it is a view of t, 0 when a copy is needed, -1 on an
+ * error. */
+int nd_reshape_view(nd_err *e, nd_tensor *h, const nd_tensor *t, int ndim,
+                    const int64_t *size);
 /* Checks shared by the constructors. */
 nd_status nd_check_dtype(nd_err *e, const char *fn, int dtype);
 nd_status nd_check_ndim(nd_err *e, const char *fn, int ndim);
