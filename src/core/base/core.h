@@ -91,6 +91,10 @@ nd_status nd_alloc_layout(nd_err *e, nd_tensor *out, int dtype, int ndim,
  * error. */
 int nd_reshape_view(nd_err *e, nd_tensor *h, const nd_tensor *t, int ndim,
                     const int64_t *size);
+/* Which of t's dims a reduction over dims[0..ndims) takes (red[i] = 1;
+ * all when dims is NULL), or an error naming fn (shape/dims.c). */
+nd_status nd_reduced_mask(nd_err *e, const char *fn, const nd_tensor *t,
+                          int ndims, const int *dims, int *red);
 /* Checks shared by the constructors. */
 nd_status nd_check_dtype(nd_err *e, const char *fn, int dtype);
 nd_status nd_check_ndim(nd_err *e, const char *fn, int ndim);
