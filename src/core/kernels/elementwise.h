@@ -6,6 +6,17 @@
 #define ND_ELEMENTWISE_H
 #include "core.h"
 
+/* Element sizes by dtype, inline (the small fast paths count bytes). */
+static const int8_t esizes[ND_NDTYPES] = {
+#define ES(E, name, T, kind) [ND_##E] = sizeof(T),
+    ND_DTYPES(ES)
+#undef ES
+};
+static inline int64_t esize(int dt) { return esizes[dt]; }
+static inline char *data_of(const nd_tensor *t, int64_t es) {
+  return (char *)t->storage->data + t->offset * es;
+}
+
 /* Binary ops and comparisons: [compute dtype][op]; comparisons write bool. */
 extern const nd_loop_fn nd_binary_kernels[ND_NDTYPES][ND_GE + 1];
 /* Unary ops: [dtype][op - ND_NEG]; isnan/isfinite write bool. */
