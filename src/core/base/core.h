@@ -157,9 +157,10 @@ void nd_iter_run_elems(const nd_iter *it, nd_loop_fn fn, void *ctx,
 void nd_convert(int ddt, char *d, int64_t dst, int sdt, const char *s,
                 int64_t sst, int64_t n);
 /* Broadcast shape of n tensors into size/ndim, or an error naming fn and
- * the shapes. */
+ * the shapes (shape/dims.c). skip[k]: how many trailing dims of ts[k]
+ * stay out (its matrix dims: the rest are batch dims); NULL: none. */
 nd_status nd_broadcast_shape(nd_err *e, const char *fn, int n,
-                             const nd_tensor *const *ts, int *ndim,
-                             int64_t *size);
+                             const nd_tensor *const *ts, const int *skip,
+                             int *ndim, int64_t *size);
 
 #endif

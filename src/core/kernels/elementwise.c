@@ -15,38 +15,6 @@
 
 enum { CHUNK = 256, T0 = 256, T1 = 64 };
 
-/* ---- broadcasting ---- */
-nd_status nd_broadcast_shape(nd_err *e, const char *fn, int n,
-                             const nd_tensor *const *ts, int *ndim,
-                             int64_t *size) {
-  int nd = 0;
-  for (int k = 0; k < n; k++)
-    if (ts[k]->ndim > nd) nd = ts[k]->ndim;
-  for (int i = 0; i < nd; i++) {
-    int64_t s = 1;
-    int from = -1;
-    for (int k = 0; k < n; k++) {
-      int d = i - (nd - ts[k]->ndim);
-      if (d < 0 || ts[k]->size[d] == 1) continue;
-      if (s == 1) {
-        s = ts[k]->size[d];
-        from = k;
-      } else if (s != ts[k]->size[d]) {
-        char b1[ND_SIZES_BUF], b2[ND_SIZES_BUF];
-        return nd_fail(e, ND_EINVAL,
-                       "%s: shapes %s and %s do not broadcast (dim %d: %lld "
-                       "vs %lld)", fn,
-                       nd_fmt_sizes(b1, sizeof b1, ts[from]->ndim, ts[from]->size),
-                       nd_fmt_sizes(b2, sizeof b2, ts[k]->ndim, ts[k]->size),
-                       i + e->base, (long long)s, (long long)ts[k]->size[d]);
-      }
-    }
-    size[i] = s;
-  }
-  *ndim = nd;
-  return ND_OK;
-}
-
 /* A borrowed header of src seen with shape (nd, size): stride 0 on the
  * broadcast dims. */
 static void expand_to(nd_tensor *dst, const nd_tensor *src, int nd,
@@ -277,7 +245,7 @@ nd_status nd_ew_run(nd_err *e, const char *fn, nd_tensor *out, int mode,
       ts[k] = &cells[k].t;
     }
   }
-  if (nd_broadcast_shape(e, fn, nin, ts, &nd, size)) return e->code;
+  if (nd_broadcast_shape(e, fn, nin, ts, NULL, &nd, size)) return e->code;
   if (mode == ND_NEW) {
     const nd_tensor *exs[ND_ITER_MAXOPS - 1];
     for (int k = 0; k < nin; k++) {
