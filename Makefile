@@ -37,13 +37,25 @@ ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -fPIC -fno-semantic-interp
              -Iinclude $(CORE_INC) $(LUA_CFLAGS) $(BLAS_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS   = $(BLAS_LIBS) $(SLEEF_LIBS) -lm -pthread -ldl
 
-# src/core is split by layer: base/ (dtypes, errors, storage, headers),
-# shape/ (rules on sizes and strides, views, promotion), kernels/ (everything
-# that walks elements), and the composites random/, linalg/, io/.
-CORE_DIRS := src/core $(sort $(wildcard src/core/*/))
-CORE_INC  := $(patsubst %/,%,$(addprefix -I,$(CORE_DIRS)))
-CORE_SRC := $(sort $(wildcard src/core/*.c src/core/*/*.c))
-CORE_HDR := $(wildcard src/core/*.h src/core/*/*.h)
+# The layers, bottom first (src/core/README says what each holds); folders
+# joined by a comma are one layer and may not use each other. Declared here
+# only: each core folder's sources see the headers of their own folder and
+# of the layers below (an upward #include does not compile), and
+# tools/layers.lua, run by make test, checks the objects' symbols against
+# the same order (gen/ and lua/, the binding, sit on top and see nd.h only).
+CORE_LAYERS := base shape kernels linalg,random,io
+comma := ,
+LAYERS := $(foreach l,$(CORE_LAYERS),core/$(subst $(comma),$(comma)core/,$l)) gen lua
+# $(call core_inc,LAYERS,BELOW): CORE_INC for the first layer's folders,
+# then the next layers' with this one added below them.
+core_inc = $(foreach f,$(subst $(comma), ,$(firstword $1)),$(eval \
+  $(BUILD)/core/$f/%.o: CORE_INC := -Isrc/core/$f$2))$(if $(word 2,$1),$(call \
+  core_inc,$(wordlist 2,99,$1),$2 $(foreach f,$(subst $(comma), ,$(firstword $1)),-Isrc/core/$f)))
+CORE_INC :=
+$(call core_inc,$(CORE_LAYERS),)
+CORE_DIRS := $(patsubst %/,%,$(sort $(wildcard src/core/*/)))
+CORE_SRC := $(sort $(wildcard src/core/*/*.c))
+CORE_HDR := $(wildcard src/core/*/*.h)
 LUA_SRC  := $(sort $(wildcard src/lua/*.c))
 LUA_MODS := $(sort $(wildcard lua/*.lua))
 CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
@@ -265,7 +277,7 @@ fuzz-corpus: all
 build-fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) include/nd.h $(CORE_HDR) | fuzz-deps
 	@mkdir -p build-fuzz/corpus
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -std=c11 -D_DEFAULT_SOURCE -pthread -Iinclude $(CORE_INC) $(BLAS_CFLAGS) \
+	  -std=c11 -D_DEFAULT_SOURCE -pthread -Iinclude $(addprefix -I,$(CORE_DIRS)) $(BLAS_CFLAGS) \
 	  tests/fuzz_core.c $(CORE_SRC) $(LDLIBS) -o $@
 fuzz-deps:
 	@$(MAKE) --no-print-directory install-pkgs PKGS="clang libclang-rt-14-dev"

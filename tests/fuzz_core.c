@@ -12,7 +12,7 @@
  * rule is exact below its bound, compared with a brute-force search;
  * broadcasting agrees with NumPy's rule; a planned matmul computes what a
  * naive loop computes). A broken invariant aborts: libFuzzer reports it. */
-#include "core.h"
+#include "shape.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

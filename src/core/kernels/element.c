@@ -1,6 +1,6 @@
 /* Reading or writing one element, converted by nd_convert as every copy
  * converts: element access, so a kernel, not part of base/tensor.c. */
-#include "core.h"
+#include "kernels.h"
 
 static nd_status locate(nd_err *e, const char *fn, const nd_tensor *t,
                         const int64_t *idx, char **p) {

@@ -1,7 +1,7 @@
 /* reshape and flatten: a view of t when strides exist for the new shape
  * (shape/view.c decides, nd_reshape_view), else a contiguous copy, as
  * PyTorch's. The copy makes them kernels. */
-#include "core.h"
+#include "kernels.h"
 
 nd_status nd_reshape(nd_err *e, nd_tensor *out, const nd_tensor *t, int ndim,
                      const int64_t *size) {

@@ -7,7 +7,7 @@
 #ifndef __clang__ /* clang vectorises these loops at -O2 already */
 #pragma GCC optimize("O3")
 #endif
-#include "core.h"
+#include "kernels.h"
 #include <math.h>
 
 /* x becomes t (shared) when t is floating, else a float64 copy. */

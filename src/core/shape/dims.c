@@ -1,5 +1,5 @@
 /* Rules on the dims an op takes, shared by the ops that take them. */
-#include "core.h"
+#include "shape.h"
 
 /* Which dims are reduced; an error for repeats and bad dims. */
 nd_status nd_reduced_mask(nd_err *e, const char *fn, const nd_tensor *t,

@@ -1,7 +1,7 @@
 /* Views: each function checks its arguments, then writes a new header on
  * the same storage into out (retaining it). O(1), no element access.
  * Position checks quote dims and indices with e->base added. */
-#include "core.h"
+#include "shape.h"
 
 /* Header edits happen on a local copy; on success it is shared into out. */
 static nd_status done(nd_tensor *out, const nd_tensor *h) {
