@@ -147,7 +147,19 @@ void ndL_open_ops(lua_State *L);
 void ndL_open_matmul(lua_State *L);
 void ndL_open_io(lua_State *L);
 void ndL_open_wrap(lua_State *L);
-/* Drops nd.wrap owners whose storage is gone (lwrap.c). */
+/* The owners of nd.wrap's memory (lowners.c; lwrap.c says why): an anchor
+ * is shared by a storage, whose release callback ndL_anchor_release marks
+ * it, and this state's owners table (registry "nd.Owners", anchor ->
+ * owner), which ndL_owners pushes (made on first use). ndL_owners_sweep
+ * drops the owners in table idx whose storage is gone (all when `all`);
+ * ndL_sweep_owners does it for this state's table. */
+typedef struct ndL_anchor {
+  long refs;     /* the storage's and the state's */
+  int released;  /* set by the storage's release callback */
+} ndL_anchor;
+void ndL_anchor_release(void *data, void *ctx);
+void ndL_owners(lua_State *L);
+void ndL_owners_sweep(lua_State *L, int idx, int all);
 void ndL_sweep_owners(lua_State *L);
 void ndL_open_math(lua_State *L);
 /* Elementwise bindings (lops.c): a Lua value as an operand (tensor, number
