@@ -182,6 +182,10 @@ int ndL_tensor_key(lua_State *L, int assign);
 void ndL_open_linalg(lua_State *L);
 void ndL_open_random(lua_State *L);
 int luaopen_nd(lua_State *L);
+/* luaopen_nd's body (lnd.c): metatables, the C functions' table, which
+ * areas(L) fills, and the Lua layer run over it. linit.c passes the list
+ * of areas, so that lnd.c, whose helpers every area calls, calls none. */
+int ndL_open(lua_State *L, void (*areas)(lua_State *L));
 /* Shared argument and result helpers (lhelp.c). The tensor t at 1, a dim
  * of t at 2 (into *dim, 0-based) and an index tensor at 3 (*index). */
 nd_tensor *ndL_dim_index(lua_State *L, const char *fn, int *dim,
