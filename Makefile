@@ -74,11 +74,11 @@ CLANG_PKGS = clang
 # The glue a C host links to embed nd in this Lua (nd_lua.h), on top of libnd.
 GLUE = libnd_$(LUA_PC)
 
-.PHONY: all deps deps-puc install-pkgs test check-asan check-joff check-puc check-clang check-install check-embed check-tsan check-rock check-fresh bench demo install install-module uninstall clean help
+.PHONY: all deps deps-puc install-pkgs test check-layers check-asan check-joff check-puc check-clang check-install check-embed check-tsan check-rock check-fresh bench demo install install-module uninstall clean help
 all: $(BUILD)/libnd.a $(BUILD)/libnd.so $(BUILD)/nd.so $(BUILD)/$(GLUE).a $(BUILD)/$(GLUE).so
 
 help:
-	@echo "make [all] | deps | test | demo | check-asan | check-joff | check-puc | check-clang | check-install | check-embed | check-tsan | check-rock | check-fresh | bench | install [LUA_PC=luajit|lua5.1..lua5.4] | uninstall | clean"
+	@echo "make [all] | deps | test | check-layers | demo | check-asan | check-joff | check-puc | check-clang | check-install | check-embed | check-tsan | check-rock | check-fresh | bench | install [LUA_PC=luajit|lua5.1..lua5.4] | uninstall | clean"
 
 $(BUILD)/%.o: src/%.c include/nd.h $(CORE_HDR) $(wildcard src/lua/*.h)
 	@mkdir -p $(dir $@)
@@ -126,11 +126,18 @@ install-pkgs:
 	  DEBIAN_FRONTEND=noninteractive sh -c "$$cmd"; \
 	else echo "missing packages; run as root:  $$cmd"; exit 1; fi
 
-# The suite runs under LuaJIT (see .busted); the last line is the summary.
+# The layer check first (it prints one line), then the suite under LuaJIT
+# (see .busted); the last line is the summary.
 # deps first, then a sub-make builds: it sees what deps installed.
 test: deps
 	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory check-layers
 	@ND_BUILD=$(BUILD) bin/nd-busted
+
+# The layers hold (tools/layers.lua over the objects' symbols): no call into
+# a higher layer or across one, no cycle between files or folders.
+check-layers: $(CORE_OBJ) $(LUA_OBJ)
+	@$(LUA) tools/layers.lua "$(LAYERS)" $(BUILD) $(CORE_OBJ) $(LUA_OBJ)
 
 check-asan: deps
 	@$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g $(SAN_FLAGS)" all
