@@ -152,7 +152,7 @@ for _, a in ipairs(objs) do
       if not unplaced[f] then
         unplaced[f] = true
         bad.unplaced = bad.unplaced + 1
-        print(("layers: folder %s is in no layer (the Makefile's CORE_LAYERS)")
+        print(("layers: folder %s is in no layer (the Makefile's LAYERS)")
           :format(f))
       end
     elseif fa ~= fb and lb >= la then
