@@ -34,19 +34,31 @@ BLAS_LIBS  = $(call lazy,BLAS_LIBS,pkg-config --libs openblas 2>/dev/null || ech
 SLEEF_LIBS = $(call lazy,SLEEF_LIBS,pkg-config --libs sleef 2>/dev/null || echo -lsleef)
 CFLAGS   ?= -O2 -g
 # Hidden by default: the shared libraries export what the public headers
-# declare (they push default visibility) and what src/core/nd_internal.h
+# declare (they push default visibility) and what src/core/base/nd_internal.h
 # marks ND_EXPORT, nothing else (make check-exports).
 ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -fPIC -fno-semantic-interposition -fvisibility=hidden -pthread \
              -Iinclude $(CORE_INC) $(LUA_CFLAGS) $(BLAS_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS   = $(BLAS_LIBS) $(SLEEF_LIBS) -lm -pthread -ldl
 
-# src/core is split by layer: geometry/ (pure rules on sizes and strides),
-# lifecycle/ (storage, headers, dtypes, errors), kernels/ (everything that
-# walks elements), and the families random/, linalg/, io/; core.h is shared.
-CORE_DIRS := src/core $(sort $(wildcard src/core/*/))
-CORE_INC  := $(patsubst %/,%,$(addprefix -I,$(CORE_DIRS)))
-CORE_SRC := $(sort $(wildcard src/core/*.c src/core/*/*.c))
-CORE_HDR := $(wildcard src/core/*.h src/core/*/*.h)
+# The layers, bottom first (src/core/README says what each holds); folders
+# joined by a comma are one layer and may not use each other. Declared here
+# only: each core folder's sources see the headers of their own folder and
+# of the layers below (an upward #include does not compile), and
+# tools/layers.lua, run by make test, checks the objects' symbols against
+# the same order (gen/ and lua/, the binding, sit on top and see nd.h only).
+CORE_LAYERS := base shape kernels linalg,random,io
+comma := ,
+LAYERS := $(foreach l,$(CORE_LAYERS),core/$(subst $(comma),$(comma)core/,$l)) gen lua
+# $(call core_inc,LAYERS,BELOW): CORE_INC for the first layer's folders,
+# then the next layers' with this one added below them.
+core_inc = $(foreach f,$(subst $(comma), ,$(firstword $1)),$(eval \
+  $(BUILD)/core/$f/%.o: CORE_INC := -Isrc/core/$f$2))$(if $(word 2,$1),$(call \
+  core_inc,$(wordlist 2,99,$1),$2 $(foreach f,$(subst $(comma), ,$(firstword $1)),-Isrc/core/$f)))
+CORE_INC :=
+$(call core_inc,$(CORE_LAYERS),)
+CORE_DIRS := $(patsubst %/,%,$(sort $(wildcard src/core/*/)))
+CORE_SRC := $(sort $(wildcard src/core/*/*.c))
+CORE_HDR := $(wildcard src/core/*/*.h)
 LUA_SRC  := $(sort $(wildcard src/lua/*.c))
 LUA_MODS := $(sort $(wildcard lua/*.lua))
 CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
@@ -65,11 +77,11 @@ CLANG_PKGS = clang
 # The glue a C host links to embed nd in this Lua (nd_lua.h), on top of libnd.
 GLUE = libnd_$(LUA_PC)
 
-.PHONY: all deps deps-puc install-pkgs test check-exports check-asan check-joff check-puc check-clang check-install check-embed check-tsan check-rock check-fresh bench demo install install-module uninstall clean help
+.PHONY: all deps deps-puc install-pkgs test check-exports check-layers check-asan check-joff check-puc check-clang check-install check-embed check-tsan check-rock check-fresh bench demo install install-module uninstall clean help
 all: $(BUILD)/libnd.a $(BUILD)/libnd.so $(BUILD)/nd.so $(BUILD)/$(GLUE).a $(BUILD)/$(GLUE).so
 
 help:
-	@echo "make [all] | deps | test | demo | check-exports | check-asan | check-joff | check-puc | check-clang | check-install | check-embed | check-tsan | check-rock | check-fresh | bench | install [LUA_PC=luajit|lua5.1..lua5.4] | uninstall | clean"
+	@echo "make [all] | deps | test | demo | check-exports | check-layers | check-asan | check-joff | check-puc | check-clang | check-install | check-embed | check-tsan | check-rock | check-fresh | bench | install [LUA_PC=luajit|lua5.1..lua5.4] | uninstall | clean"
 
 $(BUILD)/%.o: src/%.c $(wildcard include/*.h) $(CORE_HDR) $(wildcard src/lua/*.h)
 	@mkdir -p $(dir $@)
@@ -103,7 +115,7 @@ $(BUILD)/nd.so: $(CORE_OBJ) $(LUA_OBJ)
 # one allocator hook, block cache and thread pool per process, whichever
 # library a call comes from). So the glue may call in libnd.so only what
 # libnd.so exports: the public API, and the few internal functions marked
-# ND_EXPORT for it (src/core/nd_internal.h: nd_hook_alloc); stateless
+# ND_EXPORT for it (src/core/base/nd_internal.h: nd_hook_alloc); stateless
 # internal helpers it needs are inline functions there instead.
 $(BUILD)/$(GLUE).a: $(LUA_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -124,11 +136,13 @@ install-pkgs:
 	  DEBIAN_FRONTEND=noninteractive sh -c "$$cmd"; \
 	else echo "missing packages; run as root:  $$cmd"; exit 1; fi
 
-# The suite runs under LuaJIT (see .busted); the last line is the summary.
+# The layer check first (it prints one line), then the suite under LuaJIT
+# (see .busted); the last line is the summary.
 # deps first, then a sub-make builds: it sees what deps installed.
 test: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory check-exports
+	@$(MAKE) --no-print-directory check-layers
 	@ND_BUILD=$(BUILD) bin/nd-busted
 
 # Each shared library exports its public API, all of it and nothing else
@@ -137,6 +151,11 @@ check-exports: all
 	@sh tools/check-exports.sh $(BUILD)/libnd.so=include/nd.h,include/nd_dlpack.h \
 	  $(BUILD)/nd.so=include/nd.h,include/nd_dlpack.h,include/nd_lua.h \
 	  $(BUILD)/$(GLUE).so=include/nd_lua.h
+
+# The layers hold (tools/layers.lua over the objects' symbols): no call into
+# a higher layer or across one, no cycle between files or folders.
+check-layers: $(CORE_OBJ) $(LUA_OBJ)
+	@$(LUA) tools/layers.lua "$(LAYERS)" $(BUILD) $(CORE_OBJ) $(LUA_OBJ)
 
 check-asan: deps
 	@$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g $(SAN_FLAGS)" all
@@ -283,7 +302,7 @@ fuzz-corpus: all
 build-fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) include/nd.h $(CORE_HDR) | fuzz-deps
 	@mkdir -p build-fuzz/corpus
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -std=c11 -D_DEFAULT_SOURCE -pthread -Iinclude $(CORE_INC) $(BLAS_CFLAGS) \
+	  -std=c11 -D_DEFAULT_SOURCE -pthread -Iinclude $(addprefix -I,$(CORE_DIRS)) $(BLAS_CFLAGS) \
 	  tests/fuzz_core.c $(CORE_SRC) $(LDLIBS) -o $@
 fuzz-deps:
 	@$(MAKE) --no-print-directory install-pkgs PKGS="clang libclang-rt-14-dev"

@@ -143,7 +143,7 @@ nd_status nd_contiguous_strides(nd_err *e, int ndim, const int64_t *size,
  * empty tensor lo = 0, hi = -1. */
 void nd_span(const nd_tensor *t, int64_t *lo, int64_t *hi);
 /* Nonzero when two distinct index tuples provably reach one element (the
- * rule is in src/core/geometry/overlap.c and the README's Guarantees). */
+ * rule is in src/core/shape/overlap.c and the README's Guarantees). */
 int nd_has_internal_overlap(const nd_tensor *t);
 /* ND_OK, or an error from fn when t's elements overlap (no writes then). */
 nd_status nd_check_writable(nd_err *e, const char *fn, const nd_tensor *t);
@@ -293,7 +293,7 @@ nd_status nd_multinomial(nd_err *e, nd_tensor *out, nd_generator *g,
 nd_status nd_load_npy(nd_err *e, nd_tensor *out, const char *path);
 nd_status nd_save_npy(nd_err *e, const char *path, const nd_tensor *t);
 
-/* ---- matmul through OpenBLAS (src/core/kernels/matmul.c, geometry/matmul_plan.c) ------------------------ */
+/* ---- matmul through OpenBLAS (src/core/kernels/matmul.c, shape/matmul_plan.c) ------------------------ */
 /* NumPy/PyTorch matmul semantics. float32/float64 go to cblas_?gemm, ?gemv
  * or ?dot with the order, transpose flags and leading dims read off the
  * operands' strides (views are passed without copying when BLAS can

@@ -1,4 +1,4 @@
--- The block cache of recently freed storages (src/core/lifecycle/storage.c): reuse
+-- The block cache of recently freed storages (src/core/base/storage.c): reuse
 -- never hands out memory a live view still reaches, and fresh zeros are
 -- zeros even when the block was used before.
 local nd = require "nd"

@@ -4,7 +4,7 @@
 #   tools/check-exports.sh LIB=HEADER[,HEADER...] ...
 # LIB must export every function the HEADERs declare (comments stripped),
 # and nothing beyond the functions any public header declares plus those
-# marked ND_EXPORT in src/ (src/core/nd_internal.h says which and why).
+# marked ND_EXPORT in src/ (src/core/base/nd_internal.h says which and why).
 # Prints one line per library; exits nonzero on any mismatch.
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here" || exit 1

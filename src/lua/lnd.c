@@ -776,7 +776,7 @@ static int l_tags(lua_State *L) {
   return 5;
 }
 
-int luaopen_nd(lua_State *L) {
+int ndL_open(lua_State *L, void (*areas)(lua_State *L)) {
   static const luaL_Reg mt[] = {{"__gc", l_gc}, {"__close", l_release},
                                 {NULL, NULL}};
   static const luaL_Reg fns[] = {{"release", l_release}, {"state", l_state},
@@ -816,20 +816,7 @@ int luaopen_nd(lua_State *L) {
   }
   lua_newtable(L); /* C: the raw functions, which lua/nd.lua arranges */
   ndL_register(L, fns);
-  ndL_open_tensor(L);
-  ndL_open_construct(L);
-  ndL_open_views(L);
-  ndL_open_copies(L);
-  ndL_open_ops(L);
-  ndL_open_consts(L);
-  ndL_open_matmul(L);
-  ndL_open_io(L);
-  ndL_open_wrap(L);
-  ndL_open_math(L);
-  ndL_open_sort(L);
-  ndL_open_index(L);
-  ndL_open_linalg(L);
-  ndL_open_random(L);
+  areas(L);
   lua_pushcfunction(L, l_modules);
   lua_setfield(L, -2, "modules");
   lua_pushcfunction(L, l_struct_sizes);

@@ -5,7 +5,7 @@
 #define ND_LND_H
 
 #include "nd.h"
-#include "nd_internal.h"
+#include "../core/base/nd_internal.h" /* the binding sits on the core */
 #include "nd_lua.h" /* luaopen_nd, exported */
 #include <lauxlib.h>
 #include <lua.h>
@@ -166,7 +166,21 @@ void ndL_open_consts(lua_State *L); /* C.optable, C.consts (internal) */
 void ndL_open_matmul(lua_State *L);
 void ndL_open_io(lua_State *L);
 void ndL_open_wrap(lua_State *L);
-/* Drops nd.wrap owners whose storage is gone (lwrap.c). */
+/* The owners of nd.wrap's memory (lowners.c; lwrap.c says why): an anchor
+ * is shared by a storage, whose release callback ndL_anchor_release marks
+ * it, and this state's owners table (registry "nd.Owners", anchor ->
+ * owner), which ndL_owners pushes (made on first use). ndL_owners_sweep
+ * drops the owners in table idx whose storage is gone (all when `all`);
+ * ndL_sweep_owners does it for this state's table. */
+typedef struct ndL_anchor {
+  long refs;     /* the storage's and the state's */
+  int released;  /* set by the storage's release callback */
+  nd_free_fn free; /* from the allocator hook, as every block of nd's */
+  void *ud;
+} ndL_anchor;
+void ndL_anchor_release(void *data, void *ctx);
+void ndL_owners(lua_State *L);
+void ndL_owners_sweep(lua_State *L, int idx, int all);
 void ndL_sweep_owners(lua_State *L);
 void ndL_open_math(lua_State *L);
 /* Elementwise bindings (lops.c): a Lua value as an operand (tensor, number
@@ -189,6 +203,10 @@ int ndL_tensor_key(lua_State *L, int assign);
 void ndL_open_linalg(lua_State *L);
 void ndL_open_random(lua_State *L);
 int luaopen_nd(lua_State *L);
+/* luaopen_nd's body (lnd.c): metatables, the C functions' table, which
+ * areas(L) fills, and the Lua layer run over it. linit.c passes the list
+ * of areas, so that lnd.c, whose helpers every area calls, calls none. */
+int ndL_open(lua_State *L, void (*areas)(lua_State *L));
 /* Shared argument and result helpers (lhelp.c). The tensor t at 1, a dim
  * of t at 2 (into *dim, 0-based) and an index tensor at 3 (*index). */
 nd_tensor *ndL_dim_index(lua_State *L, const char *fn, int *dim,

@@ -15,74 +15,6 @@
 #include "lnd.h"
 #include <string.h>
 
-typedef struct anchor {
-  long refs;     /* the storage's and the state's */
-  int released;  /* set by the storage's release callback */
-  nd_free_fn free; /* from the allocator hook, as every block of nd's */
-  void *ud;
-} anchor;
-
-static void anchor_drop(anchor *a) {
-  if (__atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL) == 0)
-    a->free(a, sizeof *a, a->ud);
-}
-
-static void on_release(void *data, void *ctx) {
-  (void)data;
-  anchor *a = ctx;
-  __atomic_store_n(&a->released, 1, __ATOMIC_RELEASE);
-  anchor_drop(a);
-}
-
-/* The owners table (created with its closing sentinel on first use). */
-static void owners(lua_State *L);
-
-/* Drops the owners whose storage is gone (all of them when `all`). */
-static void sweep(lua_State *L, int idx, int all) {
-  lua_pushnil(L);
-  while (lua_next(L, idx)) {
-    lua_pop(L, 1);
-    anchor *a = lua_touserdata(L, -1);
-    if (all || __atomic_load_n(&a->released, __ATOMIC_ACQUIRE)) {
-      lua_pushvalue(L, -1);
-      lua_pushnil(L);
-      lua_rawset(L, idx); /* clearing a present field during next is fine */
-      anchor_drop(a);
-    }
-  }
-}
-
-/* The state closes: its side of every anchor goes. */
-static int l_close_owners(lua_State *L) {
-  lua_getfield(L, LUA_REGISTRYINDEX, "nd.Owners");
-  if (lua_istable(L, -1)) sweep(L, lua_gettop(L), 1);
-  lua_pushnil(L);
-  lua_setfield(L, LUA_REGISTRYINDEX, "nd.Owners");
-  return 0;
-}
-
-static void owners(lua_State *L) {
-  lua_getfield(L, LUA_REGISTRYINDEX, "nd.Owners");
-  if (lua_istable(L, -1)) return;
-  lua_pop(L, 1);
-  lua_newtable(L);
-  lua_pushvalue(L, -1);
-  lua_setfield(L, LUA_REGISTRYINDEX, "nd.Owners");
-  /* A userdata kept in the registry: its __gc runs when the state closes. */
-  lua_newuserdata(L, 1);
-  lua_newtable(L);
-  lua_pushcfunction(L, l_close_owners);
-  lua_setfield(L, -2, "__gc");
-  lua_setmetatable(L, -2);
-  lua_setfield(L, LUA_REGISTRYINDEX, "nd.OwnersSentinel");
-}
-
-void ndL_sweep_owners(lua_State *L) {
-  lua_getfield(L, LUA_REGISTRYINDEX, "nd.Owners");
-  if (lua_istable(L, -1)) sweep(L, lua_gettop(L), 0);
-  lua_pop(L, 1);
-}
-
 /* wrap_raw(ptr_or_address, nbytes, dtype, sizes, strides|nil, owner|nil) */
 static int l_wrap_raw(lua_State *L) {
   const char *fn = "wrap";
@@ -116,12 +48,12 @@ static int l_wrap_raw(lua_State *L) {
     }
   }
   int has_owner = !lua_isnoneornil(L, 6);
-  owners(L);
+  ndL_owners(L);
   int otab = lua_gettop(L);
-  sweep(L, otab, 0);
+  ndL_owners_sweep(L, otab, 0);
   nd_tensor *t = ndL_new(L);
   nd_err e = ndL_err();
-  anchor *a = NULL;
+  ndL_anchor *a = NULL;
   nd_free_fn afree = NULL;
   void *aud = NULL;
   if (has_owner) {
@@ -133,7 +65,7 @@ static int l_wrap_raw(lua_State *L) {
     a->ud = aud;
   }
   if (nd_wrap(&e, t, p, nbytes, dtype, n, size, strided ? stride : NULL,
-              a ? on_release : NULL, a)) {
+              a ? ndL_anchor_release : NULL, a)) {
     if (a) afree(a, sizeof *a, aud);
     return ndL_raise(L, &e);
   }

@@ -6,7 +6,7 @@
 #ifndef __clang__ /* clang vectorises these loops at -O2 already */
 #pragma GCC optimize("O3")
 #endif
-#include "core.h"
+#include "kernels.h"
 
 /* x86-64-v4 (AVX-512 F/BW/DQ/VL) has the packed float <-> int64 and byte
  * conversions; AVX2 lacks the int64 ones. */

@@ -1,7 +1,7 @@
 /* Copies: same-dtype moves (memcpy when both sides are contiguous, a tiled
  * transpose when their inner dims cross), dtype conversion (convert.c),
  * fill, clone, cat. */
-#include "core.h"
+#include "kernels.h"
 #include <stdlib.h>
 
 /* ---- same dtype ---- */

@@ -4,7 +4,18 @@
  * when the tensors' dtypes differ. */
 #ifndef ND_ELEMENTWISE_H
 #define ND_ELEMENTWISE_H
-#include "core.h"
+#include "kernels.h"
+
+/* Element sizes by dtype, inline (the small fast paths count bytes). */
+static const int8_t esizes[ND_NDTYPES] = {
+#define ES(E, name, T, kind) [ND_##E] = sizeof(T),
+    ND_DTYPES(ES)
+#undef ES
+};
+static inline int64_t esize(int dt) { return esizes[dt]; }
+static inline char *data_of(const nd_tensor *t, int64_t es) {
+  return (char *)t->storage->data + t->offset * es;
+}
 
 /* Binary ops and comparisons: [compute dtype][op]; comparisons write bool. */
 extern const nd_loop_fn nd_binary_kernels[ND_NDTYPES][ND_GE + 1];
@@ -14,12 +25,6 @@ extern const nd_loop_fn nd_unary_kernels[ND_NDTYPES][ND_ISFINITE - ND_NEG + 1];
 extern const nd_loop_fn nd_clamp_kernels[ND_NDTYPES];
 /* out, cond (bool), a, b. */
 extern const nd_loop_fn nd_where_kernels[ND_NDTYPES];
-
-/* Promotion (promote.c): the common dtype of the operands (PyTorch's
- * categories: dimensioned tensors, then 0-d tensors, then weak scalars). */
-int nd_common_type(int n, const nd_operand *ops);
-int nd_can_cast(int from, int to); /* PyTorch's canCast */
-const char *nd_op_name_mode(int op, int mode); /* "add_" when in place */
 
 /* The driver (elementwise.c): promote-free part of every elementwise op.
  * in[0..nin) are broadcast into out (allocated when mode is ND_NEW, with

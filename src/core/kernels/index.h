@@ -1,7 +1,7 @@
 /* Internal to the C core: helpers shared by index.c and mask.c. */
 #ifndef ND_INDEX_H
 #define ND_INDEX_H
-#include "core.h"
+#include "kernels.h"
 
 /* *tmp becomes src as `dtype`, in memory that does not overlap t: src's
  * own header (a new reference) when possible, else a fresh copy. */

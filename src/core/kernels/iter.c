@@ -1,7 +1,7 @@
 /* The one way to walk tensors: sort dims so the first operand's innermost
  * dim has its smallest stride, merge dims that are contiguous with each
  * other in every operand, then call an inner loop over the rest. */
-#include "core.h"
+#include "kernels.h"
 #include <stdlib.h>
 
 static int64_t mag(int64_t s) { return s < 0 ? -s : s; }

@@ -225,22 +225,6 @@ static const char *rname(int op) {
   return op >= 0 && op < ND_NREDUCE ? n[op] : "reduce";
 }
 
-/* Which dims are reduced; an error for repeats and bad dims. */
-static nd_status reduced_mask(nd_err *e, const char *fn, const nd_tensor *t,
-                              int ndims, const int *dims, int *red) {
-  for (int i = 0; i < t->ndim; i++) red[i] = dims == NULL;
-  if (!dims) return ND_OK;
-  for (int i = 0; i < ndims; i++) {
-    if (t->ndim == 0 && dims[i] == 0) continue; /* PyTorch's 0-d rule */
-    if (nd_check_dim(e, fn, dims[i], t->ndim)) return e->code;
-    if (red[dims[i]])
-      return nd_fail(e, ND_EINVAL, "%s: dim %d appears more than once", fn,
-                     dims[i] + e->base);
-    red[dims[i]] = 1;
-  }
-  return ND_OK;
-}
-
 /* min/max of every element: the arg scan, whose blocks are vectorised
  * (the reducer's NaN-sticky select is not), keeping only the value. */
 static nd_status extreme_of_all(nd_err *e, nd_tensor *out, int op,
@@ -266,7 +250,7 @@ nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
   int red[ND_MAX_DIMS];
   if (op < 0 || op > ND_R_NORM)
     return nd_fail(e, ND_EINVAL, "reduce: unknown op %d", op);
-  if (reduced_mask(e, fn, t, ndims, dims, red)) return e->code;
+  if (nd_reduced_mask(e, fn, t, ndims, dims, red)) return e->code;
   int k = kof[op], dt = t->dtype, ad = acc_dtype(k, dt);
   int fl = nd_dtype_kind(dt) == 'f';
   int od = op == ND_R_SUM || op == ND_R_PROD ? (fl ? dt : ND_INT64)
@@ -693,52 +677,4 @@ nd_status nd_reduce_arg(nd_err *e, nd_tensor *values, nd_tensor *indices,
   *(int64_t *)nd_data(indices) = bi;
   if (values) memcpy(nd_data(values), best, (size_t)es);
   return ND_OK;
-}
-
-/* ---- p-norms ---- */
-/* 2: the sqsum kernel above; otherwise built from |t|: 1 a sum, inf a
- * max, -inf a min, 0 a count of nonzeros, any other p (sum |t|^p)^(1/p).
- * An empty reduction gives 0 (the -inf norm has no identity: an error). */
-nd_status nd_norm(nd_err *e, nd_tensor *out, const nd_tensor *t, double p,
-                  int ndims, const int *dims, int keepdim) {
-  if (p == 2) return nd_reduce(e, out, ND_R_NORM, t, ndims, dims, keepdim);
-  if (p != p)
-    return nd_fail(e, ND_EINVAL, "norm: p must be a number, got nan");
-  nd_tensor x = ND_UNSET, a = ND_UNSET, r = ND_UNSET;
-  int od = nd_dtype_kind(t->dtype) == 'f' ? t->dtype : ND_FLOAT64;
-  int red[ND_MAX_DIMS];
-  nd_status s = reduced_mask(e, "norm", t, ndims, dims, red);
-  int64_t N = 1;
-  for (int i = 0; i < t->ndim; i++)
-    if (red[i]) N *= t->size[i];
-  if (!s) s = nd_to_dtype(e, &x, t, od);
-  if (!s) s = nd_unary(e, &a, ND_NEW, ND_ABS, &x);
-  if (s) goto done;
-  if (N == 0 && p == -INFINITY) {
-    s = nd_fail(e, ND_EINVAL, "norm: the -inf norm of an empty reduction "
-                "is undefined");
-  } else if (N == 0 || p == 1) {
-    s = nd_reduce(e, out, ND_R_SUM, &a, ndims, dims, keepdim);
-  } else if (isinf(p)) {
-    s = nd_reduce(e, out, p > 0 ? ND_R_MAX : ND_R_MIN, &a, ndims, dims, keepdim);
-  } else if (p == 0) {
-    nd_operand oa = {&a, od, 0, 0}, z = {NULL, ND_INT64, 0, 0};
-    s = nd_binary(e, &r, ND_NEW, ND_NE, &oa, &z);
-    nd_tensor c = ND_UNSET;
-    if (!s) s = nd_reduce(e, &c, ND_R_SUM, &r, ndims, dims, keepdim);
-    if (!s) s = nd_to_dtype(e, out, &c, od);
-    nd_release(&c);
-  } else {
-    nd_operand oa = {&a, od, 0, 0}, op = {NULL, ND_FLOAT64, p, 0};
-    nd_operand ip = {NULL, ND_FLOAT64, 1 / p, 0}, orr;
-    s = nd_binary(e, &a, ND_INPLACE, ND_POW, &oa, &op);
-    if (!s) s = nd_reduce(e, &r, ND_R_SUM, &a, ndims, dims, keepdim);
-    orr = (nd_operand){&r, od, 0, 0};
-    if (!s) s = nd_binary(e, out, ND_NEW, ND_POW, &orr, &ip);
-  }
-done:
-  nd_release(&x);
-  nd_release(&a);
-  nd_release(&r);
-  return s ? nd_err_name(e, "norm") : ND_OK;
 }

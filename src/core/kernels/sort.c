@@ -12,7 +12,7 @@
 #ifndef __clang__ /* clang vectorises these loops at -O2 already */
 #pragma GCC optimize("O3")
 #endif
-#include "core.h"
+#include "kernels.h"
 #include "sort_merge.h"
 #include <math.h>
 #include <stdio.h>

@@ -1,13 +1,13 @@
 /* Statistics built from the reductions and elementwise ops: var, std,
- * logsumexp, softmax, log_softmax, count_nonzero, and the histogram
- * (histc). Integer inputs are computed in float64. The max-shift of
- * logsumexp and softmax ignores infinite maxima (as PyTorch's), so a lane
- * of -inf gives -inf (logsumexp) and one holding +inf stays finite where
- * it can. */
+ * logsumexp, softmax, log_softmax, count_nonzero, the histogram (histc)
+ * and norm (p = 2 is reduce.c's kernel). Integer inputs are computed in
+ * float64. The max-shift of logsumexp and softmax ignores infinite maxima
+ * (as PyTorch's), so a lane of -inf gives -inf (logsumexp) and one holding
+ * +inf stays finite where it can. */
 #ifndef __clang__ /* clang vectorises these loops at -O2 already */
 #pragma GCC optimize("O3")
 #endif
-#include "core.h"
+#include "kernels.h"
 #include <math.h>
 
 /* x becomes t (shared) when t is floating, else a float64 copy. */
@@ -271,4 +271,52 @@ nd_status nd_histc(nd_err *e, nd_tensor *out, const nd_tensor *t,
     o[b] = (double)(h.c[4 * b] + h.c[4 * b + 1] + h.c[4 * b + 2] + h.c[4 * b + 3]);
   nd_storage_release(cs);
   return ND_OK;
+}
+
+/* ---- p-norms ---- */
+/* 2: the sqsum kernel above; otherwise built from |t|: 1 a sum, inf a
+ * max, -inf a min, 0 a count of nonzeros, any other p (sum |t|^p)^(1/p).
+ * An empty reduction gives 0 (the -inf norm has no identity: an error). */
+nd_status nd_norm(nd_err *e, nd_tensor *out, const nd_tensor *t, double p,
+                  int ndims, const int *dims, int keepdim) {
+  if (p == 2) return nd_reduce(e, out, ND_R_NORM, t, ndims, dims, keepdim);
+  if (p != p)
+    return nd_fail(e, ND_EINVAL, "norm: p must be a number, got nan");
+  nd_tensor x = ND_UNSET, a = ND_UNSET, r = ND_UNSET;
+  int od = nd_dtype_kind(t->dtype) == 'f' ? t->dtype : ND_FLOAT64;
+  int red[ND_MAX_DIMS];
+  nd_status s = nd_reduced_mask(e, "norm", t, ndims, dims, red);
+  int64_t N = 1;
+  for (int i = 0; i < t->ndim; i++)
+    if (red[i]) N *= t->size[i];
+  if (!s) s = nd_to_dtype(e, &x, t, od);
+  if (!s) s = nd_unary(e, &a, ND_NEW, ND_ABS, &x);
+  if (s) goto done;
+  if (N == 0 && p == -INFINITY) {
+    s = nd_fail(e, ND_EINVAL, "norm: the -inf norm of an empty reduction "
+                "is undefined");
+  } else if (N == 0 || p == 1) {
+    s = nd_reduce(e, out, ND_R_SUM, &a, ndims, dims, keepdim);
+  } else if (isinf(p)) {
+    s = nd_reduce(e, out, p > 0 ? ND_R_MAX : ND_R_MIN, &a, ndims, dims, keepdim);
+  } else if (p == 0) {
+    nd_operand oa = {&a, od, 0, 0}, z = {NULL, ND_INT64, 0, 0};
+    s = nd_binary(e, &r, ND_NEW, ND_NE, &oa, &z);
+    nd_tensor c = ND_UNSET;
+    if (!s) s = nd_reduce(e, &c, ND_R_SUM, &r, ndims, dims, keepdim);
+    if (!s) s = nd_to_dtype(e, out, &c, od);
+    nd_release(&c);
+  } else {
+    nd_operand oa = {&a, od, 0, 0}, op = {NULL, ND_FLOAT64, p, 0};
+    nd_operand ip = {NULL, ND_FLOAT64, 1 / p, 0}, orr;
+    s = nd_binary(e, &a, ND_INPLACE, ND_POW, &oa, &op);
+    if (!s) s = nd_reduce(e, &r, ND_R_SUM, &a, ndims, dims, keepdim);
+    orr = (nd_operand){&r, od, 0, 0};
+    if (!s) s = nd_binary(e, out, ND_NEW, ND_POW, &orr, &ip);
+  }
+done:
+  nd_release(&x);
+  nd_release(&a);
+  nd_release(&r);
+  return s ? nd_err_name(e, "norm") : ND_OK;
 }

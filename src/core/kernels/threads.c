@@ -7,7 +7,7 @@
  * unloaded or the process exits. One dispatch runs at a time: a call made
  * while the pool is busy (another host thread, or a nested call) runs
  * inline instead of waiting. */
-#include "core.h"
+#include "kernels.h"
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>

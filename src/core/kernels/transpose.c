@@ -8,7 +8,7 @@
  * A large, aligned destination is written with streaming stores: it would
  * only evict the source from the cache. The SIMD path is picked at run time
  * (__builtin_cpu_supports); nothing is compiled for the build machine. */
-#include "core.h"
+#include "kernels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>

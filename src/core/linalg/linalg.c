@@ -56,25 +56,8 @@ nd_status nd_lin_check(nd_err *e, const char *fn, const nd_tensor *a,
 nd_status nd_lin_broadcast(nd_err *e, const char *fn, int n,
                            const nd_tensor *const *ts, const int *mdims,
                            nd_lin_batch *b) {
-  b->nbd = 0;
-  for (int k = 0; k < n; k++)
-    if (ts[k]->ndim - mdims[k] > b->nbd) b->nbd = ts[k]->ndim - mdims[k];
-  for (int j = 0; j < b->nbd; j++) b->size[j] = 1;
-  for (int k = 0; k < n; k++) {
-    const nd_tensor *t = ts[k];
-    const int tb = t->ndim - mdims[k];
-    for (int i = 0; i < tb; i++) {
-      int64_t *d = &b->size[b->nbd - tb + i];
-      if (t->size[i] == *d || t->size[i] == 1) continue;
-      if (*d != 1) {
-        char s1[ND_SIZES_BUF], s2[ND_SIZES_BUF];
-        return nd_fail(e, ND_EINVAL, "%s: batch dims of shapes %s and %s do "
-                       "not broadcast", fn, shape(s1, ts[0]),
-                       shape(s2, t));
-      }
-      *d = t->size[i];
-    }
-  }
+  if (nd_broadcast_shape(e, fn, n, ts, mdims, &b->nbd, b->size))
+    return e->code;
   b->count = 1;
   for (int j = 0; j < b->nbd; j++)
     if (nd_mul_ovf(b->count, b->size[j], &b->count))

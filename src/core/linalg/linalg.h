@@ -3,7 +3,7 @@
 #ifndef ND_LINALG_H
 #define ND_LINALG_H
 
-#include "core.h"
+#include "kernels.h"
 #include "lapack.h"
 
 /* The computation's dtype: float32 stays, everything else is float64. */

@@ -126,20 +126,12 @@ nd_status nd_plan_matmul(nd_err *e, const char *fn, nd_blas_plan *p,
                    shape(s1, sizeof s1, a), shape(s2, sizeof s2, b),
                    (long long)K, (long long)b->size[b->ndim - 1 - hb]);
 
-  /* Batch dims broadcast, right-aligned. */
-  const int abd = a->ndim - 1 - ha, bbd = b->ndim - 1 - hb;
-  const int nbd = abd > bbd ? abd : bbd;
+  /* Batch dims: all but the matrix dims. */
+  const nd_tensor *ab[2] = {a, b};
+  const int mat[2] = {1 + ha, 1 + hb};
+  int nbd;
   int64_t bsz[ND_MAX_DIMS];
-  for (int j = 0; j < nbd; j++) {
-    int ia = j - (nbd - abd), ib = j - (nbd - bbd);
-    int64_t sa = ia >= 0 ? a->size[ia] : 1, sb = ib >= 0 ? b->size[ib] : 1;
-    if (sa != sb && sa != 1 && sb != 1)
-      return nd_fail(e, ND_EINVAL, "%s: batch dims of shapes %s and %s do "
-                     "not broadcast (%lld against %lld)", fn,
-                     shape(s1, sizeof s1, a), shape(s2, sizeof s2, b),
-                     (long long)sa, (long long)sb);
-    bsz[j] = sa == 1 ? sb : sa;
-  }
+  if (nd_broadcast_shape(e, fn, 2, ab, mat, &nbd, bsz)) return e->code;
   p->ndim = nbd + ha + hb;
   memcpy(p->size, bsz, sizeof(int64_t) * (size_t)nbd);
   if (ha) p->size[nbd] = M;

@@ -1,5 +1,6 @@
 /* Pure rules on (sizes, strides, offset): element counts, contiguity,
- * spans and overlap. Nothing here touches element memory. */
+ * spans, overlap and extents, which making a header needs (tensor.c).
+ * Nothing here touches element memory. */
 #include "core.h"
 #include <stdlib.h>
 
@@ -110,4 +111,42 @@ int nd_may_overlap(const nd_tensor *a, const nd_tensor *b) {
   const char *a0 = pa + alo * ea, *a1 = pa + (ahi + 1) * ea;
   const char *b0 = pb + blo * eb, *b1 = pb + (bhi + 1) * eb;
   return a0 < b1 && b0 < a1;
+}
+
+nd_status nd_check_extent(nd_err *e, const char *fn, int64_t avail, int ndim,
+                          const int64_t *size, const int64_t *stride,
+                          int64_t offset) {
+  char b1[ND_SIZES_BUF], b2[ND_SIZES_BUF];
+  int64_t lo = offset, hi = offset, numel = 1;
+  if (nd_check_ndim(e, fn, ndim)) return e->code;
+  if (offset < 0)
+    return nd_fail(e, ND_EINVAL, "%s: negative offset %lld", fn,
+                   (long long)offset);
+  for (int i = 0; i < ndim; i++) /* empty: any other sizes */
+    if (size[i] == 0) numel = 0;
+  for (int i = 0; i < ndim; i++) {
+    int64_t d;
+    if (size[i] < 0)
+      return nd_fail(e, ND_EINVAL, "%s: negative size %lld in %s", fn,
+                     (long long)size[i], nd_fmt_sizes(b1, sizeof b1, ndim, size));
+    if (numel && nd_mul_ovf(numel, size[i], &numel))
+      return nd_fail(e, ND_EOVERFLOW, "%s: size %s has too many elements", fn,
+                     nd_fmt_sizes(b1, sizeof b1, ndim, size));
+    if (size[i] == 0 || size[i] == 1) continue;
+    if (nd_mul_ovf(size[i] - 1, stride[i], &d) ||
+        nd_add_ovf(d < 0 ? lo : hi, d, d < 0 ? &lo : &hi))
+      return nd_fail(e, ND_EOVERFLOW, "%s: size %s with stride %s overflows",
+                     fn, nd_fmt_sizes(b1, sizeof b1, ndim, size),
+                     nd_fmt_sizes(b2, sizeof b2, ndim, stride));
+  }
+  /* An empty view reaches no element: any offset is valid (PyTorch's
+   * rule), up to one whose byte address still fits in an int64. */
+  if (numel > 0 ? (lo < 0 || hi >= avail) : offset > INT64_MAX / 16)
+    return nd_fail(e, ND_EINVAL,
+                   "%s: size %s, stride %s and offset %lld reach elements "
+                   "[%lld, %lld] outside the storage of %lld elements", fn,
+                   nd_fmt_sizes(b1, sizeof b1, ndim, size),
+                   nd_fmt_sizes(b2, sizeof b2, ndim, stride), (long long)offset,
+                   (long long)lo, (long long)hi, (long long)avail);
+  return ND_OK;
 }

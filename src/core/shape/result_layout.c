@@ -5,7 +5,7 @@
  * a broadcast dim (stride 0) lets the next input decide; equal strides put
  * the smaller size inside; when no input decides, row-major order stays.
  * |stride|: a flipped input walks the same cells (NumPy's order "K"). */
-#include "core.h"
+#include "shape.h"
 #include <stdlib.h>
 
 /* >0: dim d1 should go inside d0; <0: it should not; 0: undecided. */

@@ -4,7 +4,7 @@
  * matters when it is of a higher kind (bool < integer < float): int32 * 2
  * stays int32, int32 * 2.5 is float64, float32 + float64 0-d stays
  * float32, bool + 3 is int64. */
-#include "elementwise.h"
+#include "shape.h"
 
 #define NAME(E, name, arity, cls, unused) #name,
 static const char *const op_names[ND_NOPS] = {ND_OPS(NAME, 0)};

@@ -1,7 +1,7 @@
 /* Views: each function checks its arguments, then writes a new header on
  * the same storage into out (retaining it). O(1), no element access.
  * Position checks quote dims and indices with e->base added. */
-#include "core.h"
+#include "shape.h"
 
 /* Header edits happen on a local copy; on success it is shared into out. */
 static nd_status done(nd_tensor *out, const nd_tensor *h) {
@@ -254,19 +254,15 @@ nd_status nd_view(nd_err *e, nd_tensor *out, const nd_tensor *t, int ndim,
   return done(out, &h);
 }
 
-nd_status nd_reshape(nd_err *e, nd_tensor *out, const nd_tensor *t, int ndim,
-                     const int64_t *size) {
-  nd_tensor h, c;
-  nd_head_copy(&h, t);
-  if (infer_size(e, "reshape", t, ndim, size, h.size)) return e->code;
-  h.ndim = ndim;
-  if (view_strides(t, ndim, h.size, h.stride)) return done(out, &h);
-  if (nd_clone(e, &c, t)) return e->code;
-  nd_contiguous_strides(e, ndim, h.size, c.stride, NULL);
-  c.ndim = ndim;
-  memcpy(c.size, h.size, sizeof(int64_t) * (size_t)ndim);
-  *out = c;
-  return ND_OK;
+/* reshape's view half: h becomes t's header with the sizes (one -1
+ * inferred). Returns 1 when strides exist that make h a view of t, 0 when
+ * reshape must copy (kernels/reshape.c), -1 on bad sizes (e filled). */
+int nd_reshape_view(nd_err *e, nd_tensor *h, const nd_tensor *t, int ndim,
+                    const int64_t *size) {
+  nd_head_copy(h, t);
+  if (infer_size(e, "reshape", t, ndim, size, h->size)) return -1;
+  h->ndim = ndim;
+  return view_strides(t, ndim, h->size, h->stride);
 }
 
 nd_status nd_squeeze(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim) {
@@ -304,36 +300,6 @@ nd_status nd_unsqueeze(nd_err *e, nd_tensor *out, const nd_tensor *t,
     h.stride[dim] = 1; /* free: size 1 */
   h.ndim++;
   return done(out, &h);
-}
-
-nd_status nd_flatten(nd_err *e, nd_tensor *out, const nd_tensor *t, int first,
-                     int last) {
-  if (t->ndim == 0) {
-    int64_t one = 1;
-    return nd_reshape(e, out, t, 1, &one);
-  }
-  if (nd_check_dim(e, "flatten", first, t->ndim) ||
-      nd_check_dim(e, "flatten", last, t->ndim))
-    return e->code;
-  if (first > last)
-    return nd_fail(e, ND_EINVAL,
-                   "flatten: first dim %d comes after last dim %d",
-                   first + e->base, last + e->base);
-  int64_t size[ND_MAX_DIMS];
-  char b[ND_SIZES_BUF];
-  int n = 0, empty = 0;
-  for (int i = first; i <= last; i++) empty |= t->size[i] == 0;
-  for (int i = 0; i < t->ndim; i++) {
-    if (i <= first || i > last)
-      size[n++] = t->size[i];
-    else if (empty)
-      size[n - 1] = 0;
-    else if (nd_mul_ovf(size[n - 1], t->size[i], &size[n - 1]))
-      return nd_fail(e, ND_EOVERFLOW, "flatten: dims %d..%d of %s hold more "
-                     "than 2^63 elements", first + e->base, last + e->base,
-                     nd_fmt_sizes(b, sizeof b, t->ndim, t->size));
-  }
-  return nd_reshape(e, out, t, n, size);
 }
 
 nd_status nd_unfold(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
@@ -429,44 +395,6 @@ nd_status nd_flip(nd_err *e, nd_tensor *out, const nd_tensor *t, int ndims,
     }
   }
   return done(out, &h);
-}
-
-nd_status nd_check_extent(nd_err *e, const char *fn, int64_t avail, int ndim,
-                          const int64_t *size, const int64_t *stride,
-                          int64_t offset) {
-  char b1[ND_SIZES_BUF], b2[ND_SIZES_BUF];
-  int64_t lo = offset, hi = offset, numel = 1;
-  if (nd_check_ndim(e, fn, ndim)) return e->code;
-  if (offset < 0)
-    return nd_fail(e, ND_EINVAL, "%s: negative offset %lld", fn,
-                   (long long)offset);
-  for (int i = 0; i < ndim; i++) /* empty: any other sizes */
-    if (size[i] == 0) numel = 0;
-  for (int i = 0; i < ndim; i++) {
-    int64_t d;
-    if (size[i] < 0)
-      return nd_fail(e, ND_EINVAL, "%s: negative size %lld in %s", fn,
-                     (long long)size[i], nd_fmt_sizes(b1, sizeof b1, ndim, size));
-    if (numel && nd_mul_ovf(numel, size[i], &numel))
-      return nd_fail(e, ND_EOVERFLOW, "%s: size %s has too many elements", fn,
-                     nd_fmt_sizes(b1, sizeof b1, ndim, size));
-    if (size[i] == 0 || size[i] == 1) continue;
-    if (nd_mul_ovf(size[i] - 1, stride[i], &d) ||
-        nd_add_ovf(d < 0 ? lo : hi, d, d < 0 ? &lo : &hi))
-      return nd_fail(e, ND_EOVERFLOW, "%s: size %s with stride %s overflows",
-                     fn, nd_fmt_sizes(b1, sizeof b1, ndim, size),
-                     nd_fmt_sizes(b2, sizeof b2, ndim, stride));
-  }
-  /* An empty view reaches no element: any offset is valid (PyTorch's
-   * rule), up to one whose byte address still fits in an int64. */
-  if (numel > 0 ? (lo < 0 || hi >= avail) : offset > INT64_MAX / 16)
-    return nd_fail(e, ND_EINVAL,
-                   "%s: size %s, stride %s and offset %lld reach elements "
-                   "[%lld, %lld] outside the storage of %lld elements", fn,
-                   nd_fmt_sizes(b1, sizeof b1, ndim, size),
-                   nd_fmt_sizes(b2, sizeof b2, ndim, stride), (long long)offset,
-                   (long long)lo, (long long)hi, (long long)avail);
-  return ND_OK;
 }
 
 nd_status nd_as_strided(nd_err *e, nd_tensor *out, const nd_tensor *t,

@@ -2,7 +2,7 @@
 #ifndef ND_MATMUL_PLAN_H
 #define ND_MATMUL_PLAN_H
 
-#include "core.h"
+#include "shape.h"
 
 /* Fills p for out = a @ b, or fails naming fn. out may be NULL (a fresh
  * row-major result) or a set header (checked: shape, dtype, writable).
