@@ -177,8 +177,8 @@ return function(ext)
   end
 
   -- totable keeps int64 exact: the C table, then big entries read again.
-  local function totable(t)
-    local r = c_totable(t)
+  local function totable(t, ...)
+    local r = c_totable(t, ...) -- C raises on arguments it does not take
     local h = live(t)
     if h.dtype ~= INT64 or type(r) ~= "table" then return r end
     local idx, nd_ = {}, h.ndim
@@ -207,8 +207,8 @@ return function(ext)
     if exact(v) then return v end
     return get(t, ...)
   end
-  local function item_slow(t)
-    local v = c_item(t)
+  local function item_slow(t, ...)
+    local v = c_item(t, ...) -- C raises on arguments it does not take
     if exact(v) then return v end
     return item(t)
   end

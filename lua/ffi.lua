@@ -36,8 +36,20 @@ return function(ext)
     for _, f in ipairs(fast) do f[1][f[2]] = on and f[3] or f[4] end
     if ext.sync_view_metatable then ext.sync_view_metatable() end
   end
+  -- A fast path takes the arguments its C function takes (src/lua/largs.c):
+  -- with more, the C function runs and raises as it does for every call.
+  -- Metamethods take what Lua passes them.
+  local nargs, select = C.nargs, select
   function ext.fast(tbl, key, f, slow)
     slow = slow or tbl[key]
+    local n = key:sub(1, 2) ~= "__" and nargs(key) or -1
+    if n >= 0 then
+      local fast_f, slow_f = f, slow
+      f = function(...)
+        if select("#", ...) > n then return slow_f(...) end
+        return fast_f(...)
+      end
+    end
     fast[#fast + 1] = { tbl, key, f, slow }
     tbl[key] = on and f or slow
   end
@@ -46,7 +58,7 @@ return function(ext)
     apply()
     return on
   end
-  ext.nd.use_ffi = use_ffi
+  ext.nd.use_ffi = ext.checked("use_ffi", use_ffi)
   local consts, dtype, dtype_id, float = C.consts, {}, {}, {}
   for _, d in ipairs(consts.dtypes) do
     dtype[d.id], dtype_id[d.name] = d, d.id
@@ -322,6 +334,7 @@ return function(ext)
     if h.storage.ctx == mark then arm(t) end -- a small tensor's elements move first
     return cast(elem_ptr[h.dtype], lib.data(h))
   end
+  cdata = ext.checked("cdata", cdata)
   ext.nd.cdata = cdata
   ext.methods.cdata = cdata
   apply()

@@ -110,7 +110,7 @@ if ext.loaded then ext.loaded() end -- lua/ffi.lua: the FFI views' metatable
 -- nd.is_tensor(v): v is an nd tensor (live or released) -- a userdata, or
 -- under LuaJIT an FFI view or small tensor (cdata: type() and getmetatable()
 -- cannot tell those).
-nd.is_tensor = ext.is_tensor
+nd.is_tensor = checked("is_tensor", ext.is_tensor)
 
 -- require "nd.testing" (luassert assertions): on demand, never at load.
 -- require "nd.internal": C.optable and C.consts (src/lua/lconsts.c) for

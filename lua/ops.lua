@@ -17,6 +17,7 @@ return function(ext)
   mt.__unm = function(a) return neg(a) end -- Lua passes the operand twice
 
   local function define(name, f)
+    f = ext.checked(name, f)
     nd[name] = f
     methods[name] = f
   end

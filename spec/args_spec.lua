@@ -35,12 +35,33 @@ local function both(f)
 end
 
 describe("argument counts", function()
+  it("every function refuses a non-nil argument past its last parameter", function()
+    both(function(on)
+      local missed = {}
+      each_function(function(name, fn)
+        if variadic[name] then return end
+        local args = {}
+        for i = 1, 12 do args[i] = {} end
+        local ok, err = pcall(fn, unpack(args, 1, 12))
+        if ok or not tostring(err):find(name .. ": takes (", 1, true) then
+          missed[#missed + 1] = name .. " (" .. tostring(err) .. ")"
+        end
+      end)
+      table.sort(missed)
+      assert.same({}, missed, "FFI " .. tostring(on))
+    end)
+  end)
+
   it("says what the function takes, with a hint for PyTorch's alpha", function()
     both(function()
       local W, dW = nd.zeros(3), nd.ones(3)
       assert_error_matches(function() W:add_(dW, -0.1) end,
         "add_: takes (t, other), got 3 arguments", "a:add_(b * alpha)")
       assert_error_matches(function() W:mul_(2, 3) end, "mul_: takes (t, other), got 3 arguments")
+      assert_error_matches(function() nd.add(W, dW, nd.zeros(3), 1) end,
+        "add: takes (a, b [, out]), got 4 arguments")
+      assert_error_matches(function() W:t(1) end, "t: takes (t), got 2 arguments")
+      assert_error_matches(function() W:exp(nil, 5) end, "exp: takes (t [, out]), got 3 arguments")
       assert_error_matches(function() W:clamp(-1, 1, nd.zeros(3), 5) end, "clamp: takes")
       assert_error_matches(function() nd.linalg.norm(nd.eye(2), 2, 3) end,
         "norm: takes (A [, ord]), got 3 arguments")
