@@ -158,7 +158,8 @@ enum { K_SUM, K_FSUM, K_SQSUM, K_PROD, K_MIN, K_MAX, K_ALL, K_ANY, K_N };
       const char *q = p[1] + r0 * rs;                                       \
       int64_t qs = s, qr = rs;                                              \
       if (tr) {                                                             \
-        nd_transpose_copy(buf, q, n, b, SB, rs / (int64_t)sizeof(T), sizeof(T)); \
+        nd_transpose_copy(buf, q, n, b, SB, rs / (int64_t)sizeof(T),        \
+                          sizeof(T));                                       \
         q = (const char *)buf, qs = SB * sizeof(T), qr = sizeof(T);         \
       }                                                                     \
       for (int64_t i = 0; i < n; i++, q += qs) {                            \
@@ -308,10 +309,10 @@ static void short_walk(const nd_tensor *t, int dim, int nout,
   nd_parallel_for(nd_numel(&x), (1 << 15) / c->n + 1, short_task, &j);
 }
 
-/* The one reduced dim of t of more than one element when it has at most
- * SHORT and the smallest stride (strictly), t being non-empty: then reduce_serial would take
- * each result's run whole (nd_iter puts it innermost, and work is never
- * split along it), so short_walk gives the same results; else -1. */
+/* The one reduced dim of a non-empty t of more than one element, when it
+ * has at most SHORT and the smallest stride (strictly): reduce_serial would
+ * take each result's run whole (nd_iter puts it innermost, and work is
+ * never split along it), so short_walk gives the same results; else -1. */
 static int short_dim(const nd_tensor *t, const int *red) {
   int d = -1;
   for (int i = 0; i < t->ndim; i++)
@@ -343,12 +344,13 @@ static void reduce_serial(int k, const nd_tensor *accv, const nd_tensor *in) {
     return;
   }
   /* A short reduced run inside: its rows go through the short_ kernel,
-   * along the innermost kept dim of 16 or more (else the innermost kept
+   * along the innermost kept dim of SHORT or more (else the innermost kept
    * one). Each accumulator still takes its runs in the odometer's order. */
   if (it.ndim >= 2 && it.stride[0][0] == 0 && it.size[0] <= SHORT) {
     int j = -1;
     for (int i = 1; i < it.ndim; i++)
-      if (it.stride[0][i] != 0 && (j < 0 || (it.size[j] < 16 && it.size[i] >= 16)))
+      if (it.stride[0][i] != 0 &&
+          (j < 0 || (it.size[j] < SHORT && it.size[i] >= SHORT)))
         j = i;
     if (j > 0) {
       int64_t st[2];
@@ -711,10 +713,6 @@ typedef void (*cols_fn)(const char *, int64_t, int64_t, int64_t, int, void *,
 #define COLS_NAME(E, name, T, kind) [ND_##E] = cols_##E,
 static const cols_fn colsf[ND_NDTYPES] = {ND_DTYPES(COLS_NAME)};
 
-/* Short rows: R rows of n <= SHORT elements s bytes apart; p[0] the
- * indices, p[1] the values when c->nv is 2, p[nv] the rows (strides st[]).
- * cols_'s loop, turned to run across SB rows for each of the n elements
- * (the block index in the compare's width, so it vectorises with it). */
 /* One element of each of m rows (x, at row r) against the best so far. */
 #define SARG_STEP(T, OP, X)                                                 \
   for (int64_t r = 0; r < m; r++) {                                         \
@@ -723,6 +721,10 @@ static const cols_fn colsf[ND_NDTYPES] = {ND_DTYPES(COLS_NAME)};
     b[r] = take ? x : b[r];                                                 \
     bi[r] = take ? k : bi[r];                                               \
   }
+/* Short rows: R rows of n <= SHORT elements s bytes apart; p[0] the
+ * indices, p[1] the values when c->nv is 2, p[nv] the rows (strides st[]).
+ * cols_'s loop, turned to run across SB rows for each of the n elements
+ * (the block index in the compare's width, so it vectorises with it). */
 #define SARG_FN(E, name, T, kind)                                           \
   KERNEL static void sarg_##E(char **p, const int64_t *st, int64_t R,       \
                               void *ctx) {                                  \
@@ -738,7 +740,8 @@ static const cols_fn colsf[ND_NDTYPES] = {ND_DTYPES(COLS_NAME)};
       const char *q = p[c->nv] + r0 * rs;                                   \
       int64_t qs = s, qr = rs;                                              \
       if (tr) {                                                             \
-        nd_transpose_copy(buf, q, n, m, SB, rs / (int64_t)sizeof(T), sizeof(T)); \
+        nd_transpose_copy(buf, q, n, m, SB, rs / (int64_t)sizeof(T),        \
+                          sizeof(T));                                       \
         q = (const char *)buf, qs = SB * sizeof(T), qr = sizeof(T);         \
       }                                                                     \
       for (int64_t r = 0; r < m; r++) {                                     \
