@@ -1,6 +1,6 @@
 /* Copies: same-dtype moves (memcpy when both sides are contiguous, a tiled
- * transpose when their inner dims cross), dtype conversion (convert.c),
- * fill, clone, cat. */
+ * transpose when their inner dims cross, a tiny inner dim looped inside
+ * the kernel), dtype conversion (convert.c), fill, clone, cat. */
 #include "core.h"
 #include <stdlib.h>
 

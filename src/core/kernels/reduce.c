@@ -5,6 +5,10 @@
  * run updates a vector of accumulators (a:sum(1) on row-major data).
  * Floats accumulate in double, integers in uint64 (wrapping); down
  * contiguous rows, float32 sums add 8 rows in float32 first (pass_).
+ * Inner runs of at most SHORT elements (a:sum(2) of {R, 8}) are reduced a
+ * block of rows at a time, across the rows (short_, sarg_), with the same
+ * lanes per run; when such a run is the only reduction and has the
+ * smallest stride, the results are written at once, without accumulator.
  *
  * Threads: the work is cut into parts that depend on the shape only, so
  * results do not depend on the thread count: along a kept dim (each part
