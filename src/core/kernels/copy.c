@@ -1,6 +1,6 @@
 /* Copies: same-dtype moves (memcpy when both sides are contiguous, a tiled
- * transpose when their inner dims cross), dtype conversion (convert.c),
- * fill, clone, cat. */
+ * transpose when their inner dims cross, a tiny inner dim looped inside
+ * the kernel), dtype conversion (convert.c), fill, clone, cat. */
 #include "kernels.h"
 #include <stdlib.h>
 
@@ -27,6 +27,39 @@ typedef struct { int sdt, ddt; } convert_ctx;
 MOVE_LOOP(uint8_t)
 MOVE_LOOP(uint32_t)
 MOVE_LOOP(uint64_t)
+
+/* An inner dim of at most TINY elements (a window's few columns) would
+ * cost a call per run of them: move2_ takes it inside, over the innermost
+ * of the other dims that has TINY_ROW elements or more (else the next
+ * one), as rows. */
+enum { TINY = 8, TINY_ROW = 16 };
+typedef struct { int64_t n, st[2]; } tiny_ctx;
+#define MOVE2_LOOP(T)                                                       \
+  static void move2_##T(char **p, const int64_t *st, int64_t n, void *c) {  \
+    const tiny_ctx *t = c;                                                  \
+    const int64_t m = t->n, dj = t->st[0], sj = t->st[1];                   \
+    char *d = p[0];                                                         \
+    const char *s = p[1];                                                   \
+    for (int64_t i = 0; i < n; i++, d += st[0], s += st[1])                 \
+      for (int64_t j = 0; j < m; j++)                                       \
+        memcpy(d + j * dj, s + j * sj, sizeof(T));                          \
+  }
+MOVE2_LOOP(uint8_t)
+MOVE2_LOOP(uint32_t)
+MOVE2_LOOP(uint64_t)
+
+static int try_tiny(nd_iter *it, int64_t es) {
+  if (it->ndim < 2 || it->size[0] > TINY || it->stride[1][0] == 0) return 0;
+  int j = 1;
+  while (j < it->ndim && it->size[j] < TINY_ROW) j++;
+  if (j == it->ndim) j = 1;
+  tiny_ctx c;
+  nd_iter_take(it, 0, &c.n, c.st);
+  nd_iter_inner(it, j - 1);
+  nd_iter_run(it, es == 1 ? move2_uint8_t : es == 4 ? move2_uint32_t
+                  : move2_uint64_t, &c, 0, nd_iter_outer(it));
+  return 1;
+}
 
 /* ---- conversion (convert.c) ---- */
 static void convert_loop(char **p, const int64_t *st, int64_t n, void *c) {
@@ -76,7 +109,7 @@ static void copy_same_shape(const nd_tensor *dst, const nd_tensor *src) {
   nd_loop_fn fn = NULL;
   convert_ctx cc = {src->dtype, dst->dtype};
   if (dst->dtype == src->dtype) {
-    if (try_transpose(&it, es)) return;
+    if (try_transpose(&it, es) || try_tiny(&it, es)) return;
     fn = es == 1 ? move_uint8_t : es == 4 ? move_uint32_t : move_uint64_t;
   } else {
     fn = convert_loop;

@@ -130,3 +130,34 @@ void nd_iter_run_elems(const nd_iter *it, nd_loop_fn fn, void *ctx,
     }
   }
 }
+
+/* Takes dim d out of the walk, for a kernel that loops over it itself:
+ * its size to *size and each operand's byte stride to stride[k]. A walk
+ * left with no dim has one of size 1. */
+void nd_iter_take(nd_iter *it, int d, int64_t *size, int64_t *stride) {
+  *size = it->size[d];
+  for (int k = 0; k < it->nops; k++) stride[k] = it->stride[k][d];
+  for (int i = d; i + 1 < it->ndim; i++) {
+    it->size[i] = it->size[i + 1];
+    for (int k = 0; k < it->nops; k++) it->stride[k][i] = it->stride[k][i + 1];
+  }
+  if (--it->ndim == 0) {
+    it->ndim = 1;
+    it->size[0] = 1;
+    for (int k = 0; k < it->nops; k++) it->stride[k][0] = 0;
+  }
+}
+
+/* Makes dim d the innermost, the others keeping their order. */
+void nd_iter_inner(nd_iter *it, int d) {
+  for (; d > 0; d--) {
+    int64_t t = it->size[d];
+    it->size[d] = it->size[d - 1];
+    it->size[d - 1] = t;
+    for (int k = 0; k < it->nops; k++) {
+      t = it->stride[k][d];
+      it->stride[k][d] = it->stride[k][d - 1];
+      it->stride[k][d - 1] = t;
+    }
+  }
+}

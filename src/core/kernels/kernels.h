@@ -25,6 +25,11 @@ typedef void (*nd_loop_fn)(char **data, const int64_t *stride, int64_t n,
 int64_t nd_iter_outer(const nd_iter *it);
 void nd_iter_run(const nd_iter *it, nd_loop_fn fn, void *ctx, int64_t from,
                  int64_t to);
+/* Removes dim d from the walk; its size and byte strides (one per operand)
+ * go to the caller's kernel, which loops over it itself. */
+void nd_iter_take(nd_iter *it, int d, int64_t *size, int64_t *stride);
+/* Makes dim d the innermost (the one nd_iter_run's fn loops over). */
+void nd_iter_inner(nd_iter *it, int d);
 
 /* Blocked transposing copy of a rows x cols matrix of esize-byte elements:
  * dst[i*dld + j] = src[j*sld + i] (strides in elements). */

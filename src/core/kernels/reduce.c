@@ -5,6 +5,10 @@
  * run updates a vector of accumulators (a:sum(1) on row-major data).
  * Floats accumulate in double, integers in uint64 (wrapping); down
  * contiguous rows, float32 sums add 8 rows in float32 first (pass_).
+ * Inner runs of at most SHORT elements (a:sum(2) of {R, 8}) are reduced a
+ * block of rows at a time, across the rows (short_, sarg_), with the same
+ * lanes per run; when such a run is the only reduction and has the
+ * smallest stride, the results are written at once, without accumulator.
  *
  * Threads: the work is cut into parts that depend on the shape only, so
  * results do not depend on the thread count: along a kept dim (each part
@@ -18,6 +22,35 @@
 #include <stdlib.h>
 
 enum { LEAF = 1024, MAX_PARTS = 64, RB = 2048, PB = 1 << 14 };
+/* Reduced runs of at most SHORT elements go to the short_ kernels, SB
+ * rows at a time. */
+enum { SHORT = 16, SB = 128 };
+typedef struct {
+  int64_t n, s;    /* the run: its length and byte stride */
+  int nv, ismax;   /* sarg_: outputs before the input (2 with values) */
+  int fin;         /* short_: write the results (op, od) instead of acc */
+  int op, od, ad;  /* ND_R_*, the result and accumulator dtypes */
+} short_ctx;
+
+/* The results of b accumulators a (dtype c->ad) to out (c->od, os bytes
+ * apart): nd_reduce's last steps (mean's division, norm's sqrt, the
+ * conversion), for a block. */
+static void short_finish(const short_ctx *c, char *out, int64_t os, void *a,
+                         int64_t b) {
+  double *d = a;
+  if (c->op == ND_R_MEAN)
+    for (int64_t r = 0; r < b; r++) d[r] = d[r] / (double)c->n;
+  else if (c->op == ND_R_NORM)
+    for (int64_t r = 0; r < b; r++) d[r] = sqrt(d[r]);
+  nd_convert(c->od, out, os, c->ad, a, nd_dtype_size(c->ad), b);
+}
+/* Whether a block of short rows (n elements s bytes apart, rows rs bytes
+ * apart) is first transposed into a buffer of SB-element rows, so that the
+ * loops across rows read contiguous memory: when its runs are unit-stride
+ * and the rows are not. */
+static int tr_rows(int64_t n, int64_t s, int64_t rs, int64_t es) {
+  return n > 1 && s == es && rs > es && rs % es == 0;
+}
 enum { K_SUM, K_FSUM, K_SQSUM, K_PROD, K_MIN, K_MAX, K_ALL, K_ANY, K_N };
 
 #if ND_IFUNC
@@ -107,6 +140,62 @@ enum { K_SUM, K_FSUM, K_SQSUM, K_PROD, K_MIN, K_MAX, K_ALL, K_ANY, K_N };
       if (nr - r >= 1) pass_##KN##_##E(a, pc + r * rs, rs, m, 1);           \
     }                                                                       \
   }                                                                         \
+  /* R rows of n <= SHORT elements s bytes apart (st[1] bytes from row to  \
+   * row) into acc[r] (st[0] bytes apart), or with c->fin, their results  \
+   * to out[r] (the accumulator held the identity: combining with it      \
+   * changes nothing). Each row in run_'s lanes and tree, so each result   \
+   * is run_'s to the bit, for SB rows at a time, so that the loops run    \
+   * across rows (vectorised) instead of along n. A lane starts from its   \
+   * first element; lanes past nl stay the identity, which the tree would  \
+   * combine without effect (a lane's sum is never -0). */                 \
+  KERNEL static void short_##KN##_##E(char **p, const int64_t *st,          \
+                                      int64_t R, void *ctx) {               \
+    const short_ctx *c = ctx;                                               \
+    const int64_t n = c->n, s = c->s, rs = st[1], as = st[0];               \
+    const int64_t n8 = s == sizeof(T) ? n - n % 8 : n;                      \
+    const int nl = s == sizeof(T) && n < 8 ? 1 : n < 8 ? (int)n : 8;        \
+    const int tr = tr_rows(n, s, rs, sizeof(T));                            \
+    A l[8][SB];                                                             \
+    _Alignas(64) T buf[SHORT * SB];                                         \
+    for (int64_t r0 = 0; r0 < R; r0 += SB) {                                \
+      const int64_t b = R - r0 < SB ? R - r0 : SB;                          \
+      const char *q = p[1] + r0 * rs;                                       \
+      int64_t qs = s, qr = rs;                                              \
+      if (tr) {                                                             \
+        nd_transpose_copy(buf, q, n, b, SB, rs / (int64_t)sizeof(T),        \
+                          sizeof(T));                                       \
+        q = (const char *)buf, qs = SB * sizeof(T), qr = sizeof(T);         \
+      }                                                                     \
+      for (int64_t i = 0; i < n; i++, q += qs) {                            \
+        A *v = l[i < n8 ? i & 7 : 0];                                       \
+        if (i < nl && qr == sizeof(T))                                      \
+          for (int64_t r = 0; r < b; r++)                                   \
+            v[r] = STEP(A, (A)(ID), ((const T *)q)[r]);                     \
+        else if (i < nl)                                                    \
+          for (int64_t r = 0; r < b; r++)                                   \
+            v[r] = STEP(A, (A)(ID), *(const T *)(q + r * qr));              \
+        else if (qr == sizeof(T))                                           \
+          for (int64_t r = 0; r < b; r++)                                   \
+            v[r] = STEP(A, v[r], ((const T *)q)[r]);                        \
+        else                                                                \
+          for (int64_t r = 0; r < b; r++)                                   \
+            v[r] = STEP(A, v[r], *(const T *)(q + r * qr));                 \
+      }                                                                     \
+      for (int w = 1; w < 8; w *= 2)                                        \
+        for (int j = 0; j + w < nl; j += 2 * w)                             \
+          for (int64_t r = 0; r < b; r++)                                   \
+            l[j][r] = COMB(A, l[j][r], l[j + w][r]);                        \
+      char *pa = p[0] + r0 * as;                                            \
+      if (c->fin)                                                           \
+        short_finish(c, pa, as, l[0], b);                                   \
+      else if (as == sizeof(A))                                             \
+        for (int64_t r = 0; r < b; r++)                                     \
+          ((A *)pa)[r] = COMB(A, ((A *)pa)[r], l[0][r]);                    \
+      else                                                                  \
+        for (int64_t r = 0; r < b; r++, pa += as)                           \
+          *(A *)pa = COMB(A, *(A *)pa, l[0][r]);                            \
+    }                                                                       \
+  }                                                                         \
   KERNEL static void loop_##KN##_##E(char **p, const int64_t *st,           \
                                      int64_t n, void *ctx) {                \
     (void)ctx;                                                              \
@@ -149,6 +238,11 @@ typedef void (*rows_fn)(char *, const char *, int64_t, int64_t, int64_t);
   [ND_##E] = {rows_sum_##E, rows_fsum_##E, rows_sqsum_##E, rows_prod_##E,   \
               rows_min_##E, rows_max_##E, rows_all_##E, rows_any_##E},
 static const rows_fn rowsf[ND_NDTYPES][K_N] = {ND_DTYPES(ROWS)};
+#define SHORTS(E, name, T, kind)                                            \
+  [ND_##E] = {short_sum_##E, short_fsum_##E, short_sqsum_##E,               \
+              short_prod_##E, short_min_##E, short_max_##E, short_all_##E,  \
+              short_any_##E},
+static const nd_loop_fn shortf[ND_NDTYPES][K_N] = {ND_DTYPES(SHORTS)};
 
 static int acc_dtype(int k, int dt) {
   int f = nd_dtype_kind(dt) == 'f';
@@ -173,6 +267,72 @@ static nd_status fill_identity(nd_err *e, const nd_tensor *acc, int k) {
   }
 }
 
+typedef struct {
+  nd_iter it;
+  short_ctx c;
+  nd_loop_fn fn;
+} short_job;
+
+static void short_task(void *ctx, int64_t lo, int64_t hi) {
+  short_job *j = ctx;
+  nd_iter_run_elems(&j->it, j->fn, &j->c, lo, hi);
+}
+
+/* Reduces t along dim (c->n <= SHORT elements) by fn, a short_ or sarg_
+ * kernel: outs[0..nout) are new row-major results, walked in their order
+ * with t's other dims, one kernel row per result. Threads take ranges of
+ * results, each computed whole: the same at any thread count. */
+static void short_walk(const nd_tensor *t, int dim, int nout,
+                       const nd_tensor *const *outs, nd_loop_fn fn,
+                       const short_ctx *c) {
+  nd_tensor x = *t, o[2];
+  const nd_tensor *ops[3];
+  short_job j;
+  j.c = *c;
+  j.c.s = t->stride[dim] * nd_dtype_size(t->dtype);
+  j.fn = fn;
+  x.ndim = t->ndim - 1;
+  for (int i = 0, k = 0; i < t->ndim; i++) {
+    if (i == dim) continue;
+    x.size[k] = t->size[i];
+    x.stride[k++] = t->stride[i];
+  }
+  for (int k = 0; k < nout; k++) {
+    o[k] = *outs[k];
+    o[k].ndim = x.ndim;
+    int64_t s = 1;
+    for (int i = x.ndim - 1; i >= 0; i--) {
+      o[k].size[i] = x.size[i];
+      o[k].stride[i] = s;
+      s *= x.size[i];
+    }
+    ops[k] = &o[k];
+  }
+  ops[nout] = &x;
+  nd_iter_init(&j.it, nout + 1, ops);
+  nd_parallel_for(nd_numel(&x), (1 << 15) / c->n + 1, short_task, &j);
+}
+
+/* The one reduced dim of a non-empty t of more than one element, when it
+ * has at most SHORT and the smallest stride (strictly): reduce_serial would
+ * take each result's run whole (nd_iter puts it innermost, and work is
+ * never split along it), so short_walk gives the same results; else -1. */
+static int short_dim(const nd_tensor *t, const int *red) {
+  int d = -1;
+  for (int i = 0; i < t->ndim; i++)
+    if (t->size[i] == 0) {
+      return -1;
+    } else if (red[i] && t->size[i] > 1) {
+      if (d >= 0) return -1;
+      d = i;
+    }
+  if (d < 0 || t->size[d] > SHORT || t->stride[d] == 0) return -1;
+  for (int i = 0; i < t->ndim; i++)
+    if (i != d && t->size[i] > 1 && llabs(t->stride[i]) <= llabs(t->stride[d]))
+      return -1;
+  return d;
+}
+
 /* accv (the accumulator seen with in's shape) op= in, one thread. */
 static void reduce_serial(int k, const nd_tensor *accv, const nd_tensor *in) {
   if (nd_numel(in) == 0) return;
@@ -186,6 +346,25 @@ static void reduce_serial(int k, const nd_tensor *accv, const nd_tensor *in) {
     rowsf[in->dtype][k](it.data[0], it.data[1], it.stride[1][1], it.size[1],
                         it.size[0]);
     return;
+  }
+  /* A short reduced run inside: its rows go through the short_ kernel,
+   * along the innermost kept dim of SHORT or more (else the innermost kept
+   * one). Each accumulator still takes its runs in the odometer's order. */
+  if (it.ndim >= 2 && it.stride[0][0] == 0 && it.size[0] <= SHORT) {
+    int j = -1;
+    for (int i = 1; i < it.ndim; i++)
+      if (it.stride[0][i] != 0 &&
+          (j < 0 || (it.size[j] < SHORT && it.size[i] >= SHORT)))
+        j = i;
+    if (j > 0) {
+      int64_t st[2];
+      short_ctx c = {0};
+      nd_iter_take(&it, 0, &c.n, st);
+      c.s = st[1];
+      nd_iter_inner(&it, j - 1);
+      nd_iter_run(&it, shortf[in->dtype][k], &c, 0, nd_iter_outer(&it));
+      return;
+    }
   }
   nd_iter_run(&it, loop, NULL, 0, nd_iter_outer(&it));
 }
@@ -272,6 +451,14 @@ nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
                    nd_numel(t) ? "over a size-0 dim" : "an empty tensor", fn);
   if ((op == ND_R_MIN || op == ND_R_MAX) && M == 1 && N > 1)
     return extreme_of_all(e, out, op, t, od, ond, os);
+  int sd = short_dim(t, red);
+  if (sd >= 0) { /* no accumulator tensor: results written at once */
+    if (nd_alloc_tensor(e, out, od, ond, os, false)) return nd_err_name(e, fn);
+    const nd_tensor *outs[1] = {out};
+    short_ctx c = {.n = t->size[sd], .fin = 1, .op = op, .od = od, .ad = ad};
+    short_walk(t, sd, 1, outs, shortf[dt][k], &c);
+    return ND_OK;
+  }
   nd_tensor acc = ND_UNSET, part = ND_UNSET;
   if (nd_alloc_tensor(e, &acc, ad, t->ndim, ks, false) ||
       fill_identity(e, &acc, k) ||
@@ -516,6 +703,64 @@ typedef void (*cols_fn)(const char *, int64_t, int64_t, int64_t, int, void *,
 #define COLS_NAME(E, name, T, kind) [ND_##E] = cols_##E,
 static const cols_fn colsf[ND_NDTYPES] = {ND_DTYPES(COLS_NAME)};
 
+/* One element of each of m rows (x, at row r) against the best so far. */
+#define SARG_STEP(T, OP, X)                                                 \
+  for (int64_t r = 0; r < m; r++) {                                         \
+    const T x = X;                                                          \
+    int take = (NANQ(b[r]) == 0) & (NANQ(x) | (x OP b[r]));                 \
+    b[r] = take ? x : b[r];                                                 \
+    bi[r] = take ? k : bi[r];                                               \
+  }
+/* Short rows: R rows of n <= SHORT elements s bytes apart; p[0] the
+ * indices, p[1] the values when c->nv is 2, p[nv] the rows (strides st[]).
+ * cols_'s loop, turned to run across SB rows for each of the n elements
+ * (the block index in the compare's width, so it vectorises with it). */
+#define SARG_FN(E, name, T, kind)                                           \
+  KERNEL static void sarg_##E(char **p, const int64_t *st, int64_t R,       \
+                              void *ctx) {                                  \
+    const short_ctx *c = ctx;                                               \
+    const int64_t n = c->n, s = c->s, rs = st[c->nv];                       \
+    const int ismax = c->ismax;                                             \
+    const int tr = tr_rows(n, s, rs, sizeof(T));                            \
+    T b[SB];                                                                \
+    MASKT(T) bi[SB];                                                        \
+    _Alignas(64) T buf[SHORT * SB];                                         \
+    for (int64_t r0 = 0; r0 < R; r0 += SB) {                                \
+      const int64_t m = R - r0 < SB ? R - r0 : SB;                          \
+      const char *q = p[c->nv] + r0 * rs;                                   \
+      int64_t qs = s, qr = rs;                                              \
+      if (tr) {                                                             \
+        nd_transpose_copy(buf, q, n, m, SB, rs / (int64_t)sizeof(T),        \
+                          sizeof(T));                                       \
+        q = (const char *)buf, qs = SB * sizeof(T), qr = sizeof(T);         \
+      }                                                                     \
+      for (int64_t r = 0; r < m; r++) {                                     \
+        b[r] = *(const T *)(q + r * qr);                                    \
+        bi[r] = 0;                                                          \
+      }                                                                     \
+      for (int64_t i = 1; i < n; i++) {                                     \
+        q += qs;                                                            \
+        const MASKT(T) k = (MASKT(T))i;                                     \
+        const T *y = (const T *)q;                                          \
+        if (qr == sizeof(T)) {                                              \
+          if (ismax) SARG_STEP(T, >, y[r]) else SARG_STEP(T, <, y[r])       \
+        } else {                                                            \
+          if (ismax) SARG_STEP(T, >, *(const T *)(q + r * qr))              \
+          else SARG_STEP(T, <, *(const T *)(q + r * qr))                    \
+        }                                                                   \
+      }                                                                     \
+      char *pi = p[0] + r0 * st[0];                                         \
+      for (int64_t r = 0; r < m; r++, pi += st[0]) *(int64_t *)pi = bi[r];  \
+      if (c->nv == 2) {                                                     \
+        char *pv = p[1] + r0 * st[1];                                       \
+        for (int64_t r = 0; r < m; r++, pv += st[1]) *(T *)pv = b[r];       \
+      }                                                                     \
+    }                                                                       \
+  }
+ND_DTYPES(SARG_FN)
+#define SARG_NAME(E, name, T, kind) [ND_##E] = sarg_##E,
+static const nd_loop_fn sargf[ND_NDTYPES] = {ND_DTYPES(SARG_NAME)};
+
 /* Columns per task: best and idx stay in L1. One thread takes CW1, so
  * rows are read in runs of 8-16 KiB (at 512 columns, 2 KiB runs made
  * a:max(1) 1.25x slower); several take CW when that gives each thread two
@@ -651,6 +896,12 @@ nd_status nd_reduce_arg(nd_err *e, nd_tensor *values, nd_tensor *indices,
     if (dim != t->ndim - 1 && t->stride[t->ndim - 1] == 1 && L > 1 &&
         llabs(t->stride[dim]) >= L) { /* rows in memory: reduce by rows */
       cols_reduce(&j, values != NULL);
+      return ND_OK;
+    }
+    if (n <= SHORT) {
+      const nd_tensor *outs[2] = {indices, values};
+      short_ctx c = {.n = n, .nv = values ? 2 : 1, .ismax = ismax};
+      short_walk(t, dim, c.nv, outs, sargf[t->dtype], &c);
       return ND_OK;
     }
     nd_parallel_for(m, (1 << 15) / n + 1, arg_task, &j);

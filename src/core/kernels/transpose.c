@@ -301,8 +301,11 @@ void nd_transpose_copy_isa(void *dst, const void *src, int64_t rows,
   tile_fn fn = NULL;
 #if ND_X86
   __builtin_cpu_init();
-  int avx512 = isa == 1 && __builtin_cpu_supports("avx512f");
   int avx2 = isa >= 1 && __builtin_cpu_supports("avx2");
+  /* AVX-512's tiles are twice as tall: a matrix of fewer rows (a block of
+   * short rows in reduce.c) takes AVX2's. */
+  int avx512 = isa == 1 && __builtin_cpu_supports("avx512f") &&
+               rows >= (esize == 4 ? 16 : 8);
   if (esize == 4 && avx512) { th = 16; tw = 16; fn = tile16_avx512; }
   else if (esize == 8 && avx512) { th = 8; tw = 8; fn = tile8_avx512; }
   else if (esize == 4 && avx2) { th = 8; tw = 16; fn = tile8x16_avx2; }
