@@ -13,7 +13,10 @@ local ts = ffi.new("nd_bench_timespec")
 -- processes hold the CPU (NumPy's side then times with time.thread_time);
 -- ND_BENCH_CLOCK=thread picks it for every bench, for a shared machine
 -- (wrong for multi-threaded calls: their other threads are not counted).
-local lib = { rows = {}, sample_s = 0.02, warm_s = 0.2,
+-- settle: a full collection before each interleaved sample, so that a
+-- function does not pay for the garbage the one before it left (views
+-- and new results after clones: 2x either way between two runs).
+local lib = { rows = {}, sample_s = 0.02, warm_s = 0.2, settle = false,
   clock = os.getenv("ND_BENCH_CLOCK") == "thread" and 3 or 1 }
 
 function lib.now()
@@ -83,6 +86,7 @@ function lib.interleave(fns, rounds)
   table.sort(names)
   for _ = 1, rounds do
     for _, name in ipairs(names) do
+      if lib.settle then collectgarbage() end
       table.insert(samples[name], sample(fns[name], batch[name]))
     end
   end
