@@ -264,6 +264,7 @@ static int minmax(lua_State *L, int op, const char *fn) {
   NDL_CALL_AS(L, fn, e, nd_reduce_arg(&e, v, ix, op, t, d, keep));
   to_lua_positions(L, ix);
   ndL_charge(L, v);
+  ndL_charge(L, ix); /* the indices too: the collector must see both */
   return 2;
 }
 static int op_min(lua_State *L) { return minmax(L, ND_R_MIN, "min"); }
@@ -285,6 +286,7 @@ static int argext(lua_State *L, int op, const char *fn) {
   nd_tensor *ix = ndL_new(L);
   NDL_CALL_AS(L, fn, e, nd_reduce_arg(&e, NULL, ix, op, t, d, keep));
   to_lua_positions(L, ix);
+  ndL_charge(L, ix); /* unseen by the collector, they piled up past the cache */
   return 1;
 }
 static int op_argmin(lua_State *L) { return argext(L, ND_R_MIN, "argmin"); }
