@@ -24,15 +24,7 @@ local function each_function(f)
   for name, fn in pairs(nd.linalg) do f(name, fn, "linalg") end
 end
 
-local function both(f)
-  local was = nd.use_ffi()
-  for _, on in ipairs({ true, false }) do
-    nd.use_ffi(on)
-    local ok, err = pcall(f, on)
-    nd.use_ffi(was)
-    if not ok then error(err, 0) end
-  end
-end
+local both = on_both_paths
 
 describe("argument counts", function()
   it("every function refuses a non-nil argument past its last parameter", function()

@@ -4,16 +4,7 @@
 -- on the C API paths and on the LuaJIT FFI paths alike.
 local nd = require "nd"
 
--- Runs f once with the FFI paths on (where there are any) and once off.
-local function both(f)
-  local was = nd.use_ffi()
-  for _, on in ipairs({ true, false }) do
-    nd.use_ffi(on)
-    local ok, err = pcall(f, on)
-    nd.use_ffi(was)
-    if not ok then error(err, 0) end
-  end
-end
+local both = on_both_paths
 
 describe("hostile use of tensors", function()
   local mt = debug.getregistry()["nd.Tensor"] -- nd.zeros(1) may be a cdata (lua/small.lua)

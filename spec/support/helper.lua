@@ -137,6 +137,18 @@ function npy_file(header, data)
 end
 
 -- make() with the FFI paths on, then off (nd.use_ffi): both results.
+-- Runs f(on) once with the FFI paths on (where there are any) and once
+-- off, restoring the setting even when f fails.
+function on_both_paths(f)
+  local was = nd.use_ffi()
+  for _, on in ipairs({ true, false }) do
+    nd.use_ffi(on)
+    local ok, err = pcall(f, on)
+    nd.use_ffi(was)
+    if not ok then error(err, 0) end
+  end
+end
+
 function both_paths(make)
   nd.use_ffi(true)
   local f = make()
