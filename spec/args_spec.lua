@@ -3,6 +3,7 @@
 -- (an error names the function the user called, even when a function it
 -- calls inside failed).
 local nd = require "nd"
+local unpack = table.unpack or unpack
 
 -- Functions that take a variable tail (sizes, then a dtype; indices) and
 -- check it themselves.
