@@ -19,6 +19,7 @@ extern "C" { /* the host's own Lua headers, as lua.hpp does */
 }
 #endif
 #include <stdio.h>
+#include <string.h>
 #include "check.h"
 
 int main(void) {
@@ -31,7 +32,8 @@ int main(void) {
   lua_pop(L, 2);
 
   CHECK(luaL_dostring(L, "require 'nd'") == 0); /* before nd_lua_push */
-  nd_err e = {0};
+  nd_err e; /* zeroed: base and fn are inputs (C and C++ alike) */
+  memset(&e, 0, sizeof e);
   nd_tensor t = ND_UNSET;
   int64_t sz[2] = {2, 3};
   CHECK(nd_zeros(&e, &t, ND_FLOAT64, 2, sz) == ND_OK);
