@@ -34,7 +34,6 @@ return function(ext)
     if want == on then return end
     on = want
     for _, f in ipairs(fast) do f[1][f[2]] = on and f[3] or f[4] end
-    if ext.sync_view_metatable then ext.sync_view_metatable() end
   end
   -- A fast path takes the arguments its C function takes (src/lua/largs.c):
   -- with more, the C function runs and raises as it does for every call.
@@ -95,7 +94,7 @@ return function(ext)
     ndffi2_operand = [[typedef struct ndffi2_operand {
       const ndffi2_tensor *t; int dtype; double f; int64_t i;
     } ndffi2_operand;]],
-    ndffi5_api = [[typedef struct ndffi5_api {
+    ndffi6_api = [[typedef struct ndffi6_api {
       void *(*data)(const ndffi2_tensor *);
       int (*has_internal_overlap)(const ndffi2_tensor *);
       int (*matmul_plan)(ndffi3_err *, ndffi2_plan *, const ndffi2_tensor *,
@@ -109,11 +108,11 @@ return function(ext)
       int (*unary)(ndffi3_err *, ndffi2_tensor *, int, int, const ndffi2_tensor *);
       int (*fill)(ndffi3_err *, const ndffi2_tensor *, double);
       int (*fill_i64)(ndffi3_err *, const ndffi2_tensor *, int64_t);
-      void (*storage_release)(void *);
-    } ndffi5_api;]],
+      void (*obj_gc)(void *);
+    } ndffi6_api;]],
   }
   local order = { "ndffi3_err", "ndffi2_storage", "ndffi2_tensor", "ndffi3_lobj",
-    "ndffi2_plan", "ndffi2_operand", "ndffi5_api" }
+    "ndffi2_plan", "ndffi2_operand", "ndffi6_api" }
   for _, name in ipairs(order) do
     if not pcall(ffi.typeof, name) then
       local decl = decls[name]:gsub("@D", consts.MAX_DIMS):gsub("@M", consts.ERR_MSG)
@@ -129,115 +128,106 @@ return function(ext)
     if not checked_below[cname] and (not n or ffi.sizeof(n) ~= size) then return end -- nd.h drifted: no FFI
   end
 
-  local lib = ffi.cast("const ndffi5_api *", C.ffi_api())
-  local LIVE, _, VIEW_KIND, SMALL_KIND, small_mark = C.tags()
-  local mt, vmt, getmetatable, cast = ext.metatable, ext.view_metatable, getmetatable, ffi.cast
-  local obj_ptr = ffi.typeof("ndffi3_lobj *")
+  local lib = ffi.cast("const ndffi6_api *", C.ffi_api())
+  local LIVE, DEAD, OWNER, VIEW, SMALL_KIND, small_mark = C.tags()
 
-  -- FFI views (lua/views.lua): a view made in compiled code is a cdata
-  -- laid out as the C binding's view userdata (object, then its header),
-  -- kept with its anchor in C's keep table. One ctype per state (its
-  -- field names no method has: a cdata's fields come before __index),
-  -- whose metamethods forward to the latest loaded nd's (shared.view_mt).
+  -- The tensor object: every tensor is one cdata of this type -- the C
+  -- binding's object (tag, header pointer, kind), its header, and for a
+  -- small tensor its storage and up to 128 bytes of elements (a VLA: an
+  -- owner's or a view's has none). C makes owners and views through
+  -- make() below, the fast paths through new_view and new_small. A
+  -- struct copy (ffi.new(ffi.typeof(t), n, t)) is refused by the FFI, and
+  -- a forged one's header pointer is not its own header: not a tensor.
+  -- Its metamethods forward to the latest loaded nd's (shared.view_mt).
   local shared = C.shared
-  if not pcall(ffi.typeof, "ndffi3_view") then
-    if not pcall(ffi.cdef, "typedef struct ndffi3_view { uint64_t nd_tag_; "
+  if not pcall(ffi.typeof, "ndffi6_obj") then
+    if not pcall(ffi.cdef, "typedef struct ndffi6_obj { uint64_t nd_tag_; "
         .. "ndffi2_tensor *nd_t_; void *nd_free_; void *nd_ud_; uint64_t nd_kind_; "
-        .. "ndffi2_tensor nd_h_; } ndffi3_view;") then return end
-  end
-  local VT = ffi.typeof("ndffi3_view")
-  if ffi.sizeof(VT) ~= sizes.nd_lobj + sizes.nd_tensor or ffi.offsetof(VT, "nd_h_") ~= sizes.nd_lobj then
-    return
-  end
-  -- Small tensors (lua/ops.lua, lua/small.lua): an owner laid out as a
-  -- view, then its storage and up to 128 bytes of elements, all in one
-  -- cdata that the collector frees without a finalizer. Its storage's ctx
-  -- marks it for the C binding, which arms it before C keeps a reference
-  -- (src/lua/lnd.c).
-  if not pcall(ffi.typeof, "ndffi4_small") then
-    if not pcall(ffi.cdef, "typedef struct ndffi4_small { uint64_t nd_tag_; "
-        .. "ndffi2_tensor *nd_t_; void *nd_free_; void *nd_ud_; uint64_t nd_kind_; "
-        .. "ndffi2_tensor nd_h_; ndffi2_storage nd_s_; double nd_d_[16]; } ndffi4_small;") then
+        .. "ndffi2_tensor nd_h_; ndffi2_storage nd_s_; double nd_d_[?]; } ndffi6_obj;") then
       return
     end
   end
-  local ST = ffi.typeof("ndffi4_small")
-  if ffi.offsetof(ST, "nd_h_") ~= sizes.nd_lobj or ffi.offsetof(ST, "nd_s_") ~= sizes.nd_small_s
-      or ffi.offsetof(ST, "nd_d_") ~= sizes.nd_small then
+  local OT = ffi.typeof("ndffi6_obj")
+  if ffi.offsetof(OT, "nd_h_") ~= sizes.nd_lobj or ffi.offsetof(OT, "nd_s_") ~= sizes.nd_small_s
+      or ffi.offsetof(OT, "nd_d_") ~= sizes.nd_small then
     return
   end
   local istype = ffi.istype
 
-  -- A light userdata has no metatable of its own: one set on all of them
-  -- (debug.setmetatable) would let an arbitrary address through.
-  local light = C.ffi_api()
+  -- The header of a live tensor, or nil for anything else (foreign,
+  -- forged, released): the caller then falls back to the C binding.
   local function live(t)
-    if istype(VT, t) or istype(ST, t) then
-      if t.nd_tag_ ~= LIVE then return nil end
-      return t.nd_t_
-    end
-    local m = getmetatable(t)
-    if m ~= mt and m ~= vmt then return nil end
-    m = getmetatable(light)
-    if m == mt or m == vmt then return nil end
-    local o = cast(obj_ptr, t)
-    if o.tag ~= LIVE then return nil end
-    local h = o.t -- never NULL while live
-    if h.storage == nil then return nil end
+    if not istype(OT, t) or t.nd_tag_ ~= LIVE then return nil end
+    local h = t.nd_t_
+    if h ~= t.nd_h_ then return nil end
     return h
   end
 
-  -- new_view(t, h): an FFI view of the live tensor t (header h), a copy
-  -- of h for the caller to edit, kept with t's anchor (C makes it on an
-  -- owner's first view; cached here weakly on both sides: a weak-keyed
-  -- cache would keep a dead owner's anchor one more cycle).
+  -- Owners hold a storage reference, dropped by their finalizer (or by
+  -- release()); so does a small tensor once armed (src/lua/lnd.c's
+  -- ndL_arm moves its elements to a storage of the allocator's before C
+  -- keeps a reference past a call).
+  local gc, obj_gc = ffi.gc, lib.obj_gc
+  local function finalize(o) obj_gc(o) end
+  local function new_obj(kind, n)
+    local o = OT(n)
+    o.nd_tag_, o.nd_kind_, o.nd_t_ = LIVE, kind, o.nd_h_
+    return o
+  end
+
+  -- new_view(t, h): a view of the live tensor t (header h), a copy of h
+  -- for the caller to edit, kept alive with t's anchor in C's keep table
+  -- (C makes an owner's on its first view; a small tensor anchors
+  -- itself, cached weakly on both sides: keep[t] = {t} would never go).
   local keep, c_anchor = C.view_keep, C.anchor
   local copy, HSIZE = ffi.copy, sizes.nd_tensor
   local anchors = setmetatable({}, { __mode = "kv" })
   function ext.new_view(t, h)
-    local a
-    if istype(VT, t) then
-      a = keep[t]
-    else
-      a = anchors[t]
-      if a == nil then
-        if istype(ST, t) then a = { t } else a = c_anchor(t) end -- a small tensor anchors itself
-        anchors[t] = a
+    local a = keep[t]
+    if a == nil then
+      if t.nd_kind_ == SMALL_KIND then
+        a = anchors[t]
+        if a == nil then a = { t }; anchors[t] = a end
+      else
+        a = c_anchor(t)
       end
     end
-    if a == nil then error("nd: an FFI view without its anchor", 3) end -- never: keep[t] lives with t
-    local v = VT()
-    v.nd_tag_, v.nd_kind_, v.nd_t_ = LIVE, VIEW_KIND, v.nd_h_
+    local v = new_obj(VIEW, 0)
     local vh = v.nd_h_
     copy(vh, h, HSIZE) -- no loop over the dims (see lua/views.lua)
     keep[v] = a
     return v, vh
   end
-  local is_tensor = ext.is_tensor
-  ext.is_tensor = function(v) return istype(VT, v) or istype(ST, v) or is_tensor(v) end
+  -- make(0): an owner for C to fill; make(1, anchor): a view; make(2, o):
+  -- arming the small tensor o.
+  C.set_maker(function(kind, a)
+    if kind == 0 then return gc(new_obj(OWNER, 0), finalize) end
+    if kind == 1 then
+      local v = new_obj(VIEW, 0)
+      keep[v] = a
+      return v
+    end
+    gc(a, finalize)
+  end)
+  ext.is_tensor = function(v)
+    if not istype(OT, v) or v.nd_t_ ~= v.nd_h_ then return false end
+    local tag = v.nd_tag_
+    return tag == LIVE or tag == DEAD
+  end
 
   -- new_small(dtype, nbytes): a small tensor of nbytes (1..SMALL) of
   -- elements, and its header, storage set and dims unset for the caller.
   -- ffi.new zero-fills it: its elements start at 0.
-  local mark = ffi.cast("void *", small_mark)
-  local SMALL = ffi.sizeof(ST) - ffi.offsetof(ST, "nd_d_")
+  local mark, ceil = ffi.cast("void *", small_mark), math.ceil
+  local SMALL = 128
   local function new_small(dtype, nbytes)
-    local o = ST()
+    local o = new_obj(SMALL_KIND, ceil(nbytes / 8))
     local h, s = o.nd_h_, o.nd_s_
-    o.nd_tag_, o.nd_kind_, o.nd_t_ = LIVE, SMALL_KIND, h
     s.data, s.nbytes, s.refs, s.ctx = o.nd_d_, nbytes, 1, mark
     h.storage, h.dtype = s, dtype
     return o, h
   end
 
-  -- Arming (src/lua/lnd.c's ndL_arm, before C keeps a reference to a
-  -- small tensor's storage past a call) moves its elements to a storage
-  -- of the allocator's and calls this: the small tensor's reference to it
-  -- goes with the small tensor.
-  local release = lib.storage_release
-  local function finalize(o) release(o.nd_ud_) end
-  local gc = ffi.gc
-  C.set_arm(function(o) gc(o, finalize) end)
   -- Is h row-major contiguous (size-1 dims' strides aside), of at most
   -- two dims? No loops here, as in lua/views.lua.
   local tonumber = tonumber
@@ -280,21 +270,20 @@ return function(ext)
     return small(dtype, n, n > 0 and tonumber(h.size[0]) or 1, n > 1 and tonumber(h.size[1]) or 1)
   end
 
-  -- Once every module has set its metamethods: the FFI views' metatable
+  -- Once every module has set its metamethods: the objects' metatable
   -- forwards each to the tensor metatable's current one (nd.use_ffi and
-  -- the JIT switches swap some of them).
+  -- the JIT switches swap some of them; a reload makes a new one).
   function ext.loaded()
     local first = shared.view_mt == nil
-    shared.view_mt = mt
+    shared.view_mt = ext.metatable
     if first then
       local fwd = {}
-      for k in pairs(mt) do
+      for k in pairs(ext.metatable) do
         if k ~= "__gc" and k ~= "__close" and k ~= "__metatable" and k ~= "__name" then
           fwd[k] = function(...) return shared.view_mt[k](...) end
         end
       end
-      ffi.metatype(VT, fwd)
-      ffi.metatype(ST, fwd)
+      ffi.metatype(OT, fwd)
     end
   end
   ext.ffi = ffi
@@ -324,13 +313,10 @@ return function(ext)
   for id, d in pairs(dtype) do
     elem_ptr[id] = ffi.typeof((d.kind == "b" and "bool" or d.ctype) .. " *")
   end
-  local check, arm = C.check, C.arm
+  local check, arm, cast = C.check, C.arm, ffi.cast
   local function cdata(t)
     local h = live(t)
-    if not h then -- C raises unless t is live (then only light userdata were forged)
-      check(t, "cdata")
-      h = cast(obj_ptr, t).t
-    end
+    if not h then return check(t, "cdata") end -- raises
     if h.storage.ctx == mark then arm(t) end -- a small tensor's elements move first
     return cast(elem_ptr[h.dtype], lib.data(h))
   end

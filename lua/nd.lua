@@ -5,7 +5,7 @@ local C, import = ...
 
 local nd = { _VERSION = "0.1.0" }
 local methods = {}
-local mt, vmt = C.metatable, C.view_metatable
+local mt = C.metatable
 
 -- Functions that do not take a tensor first: module functions only.
 local module_only = {
@@ -24,8 +24,8 @@ local internal = {
   metatable = true, size_metatable = true, index = true, newindex = true,
   header = true, __len = true, modules = true, library_path = true,
   struct_sizes = true, state = true, check = true, tags = true,
-  ffi_api = true, shared = true, wrap_raw = true, view_metatable = true,
-  anchor = true, view_keep = true, set_arm = true, arm = true,
+  ffi_api = true, shared = true, wrap_raw = true,
+  anchor = true, view_keep = true, set_maker = true, arm = true,
   nargs = true, too_many = true,
   optable = true, consts = true,
 }
@@ -68,20 +68,11 @@ nd.methods = methods
 
 -- Every other embedded module (lua/NAME.lua) is an extension: a function
 -- of this table that adds functions and methods. ffi.lua goes first: it
--- sets ext.ffi (nil outside LuaJIT) for the fast paths of the others.
--- Views have a metatable of their own (no __gc: see src/lua/lnd.c) that
--- mirrors this one; whatever changes a field of mt (ffi.lua's switch
--- between fast and classic paths) syncs it.
+-- sets ext.ffi (nil outside LuaJIT) for the fast paths of the others, and
+-- under LuaJIT makes every tensor one cdata type whose metamethods are
+-- mt's (ext.loaded, once the others have set theirs).
 local getmetatable = getmetatable
-local function is_tensor(v)
-  local m = getmetatable(v)
-  return m == mt or m == vmt
-end
-local function sync_view_metatable()
-  for k, v in pairs(mt) do
-    if k ~= "__gc" then vmt[k] = v end
-  end
-end
+local function is_tensor(v) return getmetatable(v) == mt end
 -- checked(name, f): f, raising as the C functions do (lnd.c's dispatch)
 -- when called with more arguments than src/lua/largs.c lists for name.
 local select, nargs, too_many = select, C.nargs, C.too_many
@@ -93,9 +84,8 @@ local function checked(name, f)
     return f(...)
   end
 end
-local ext = { nd = nd, methods = methods, metatable = mt, view_metatable = vmt,
-  C = C, is_tensor = is_tensor, sync_view_metatable = sync_view_metatable,
-  checked = checked }
+local ext = { nd = nd, methods = methods, metatable = mt, C = C,
+  is_tensor = is_tensor, checked = checked }
 local skip = { nd = true, print = true, ffi = true, testing = true }
 import("ffi")(ext)
 local names = C.modules()
@@ -104,12 +94,10 @@ for _, name in ipairs(names) do
   if not skip[name] then import(name)(ext) end
 end
 
-sync_view_metatable()
-if ext.loaded then ext.loaded() end -- lua/ffi.lua: the FFI views' metatable
+if ext.loaded then ext.loaded() end -- lua/ffi.lua: the objects' metatable
 
--- nd.is_tensor(v): v is an nd tensor (live or released) -- a userdata, or
--- under LuaJIT an FFI view or small tensor (cdata: type() and getmetatable()
--- cannot tell those).
+-- nd.is_tensor(v): v is an nd tensor (live or released): a userdata, or
+-- under LuaJIT a cdata (whose getmetatable() is "ffi").
 nd.is_tensor = checked("is_tensor", ext.is_tensor)
 
 -- require "nd.testing" (luassert assertions): on demand, never at load.

@@ -10,9 +10,13 @@ return function(ext)
     local ok, m = pcall(require, "ffi")
     if ok then ffi = m end
   end
+  local is_tensor = ext.is_tensor -- lua/ffi.lua's, under LuaJIT
   local function wrap(ptr, nbytes, dtype, sizes, strides, owner)
     local ty = type(ptr)
-    if ty == "cdata" and ffi then
+    if is_tensor(ptr) then
+      error("wrap: argument 1 must be a pointer (FFI cdata or light userdata), got a tensor "
+        .. "(its t:cdata() is one; pass the tensor as owner)", 2)
+    elseif ty == "cdata" and ffi then
       -- The cdata is kept with the owner: an ffi.new buffer then lives as
       -- long as the tensor (one from ffi.cast owns nothing; its owner must
       -- be passed).

@@ -9,7 +9,7 @@ require "nd.testing"
 describe("FFI views", function()
   if not (jit and nd.use_ffi()) then
     it("are made only by LuaJIT with the JIT on", function()
-      assert.not_equals("cdata", type(nd.zeros(2, 2):t()))
+      assert.equals(type(nd.zeros(2, 2)), type(nd.zeros(2, 2):t()))
     end)
     return
   end
@@ -68,7 +68,7 @@ describe("FFI views", function()
     for i, make in ipairs(cases) do
       local f, c = both(make)
       assert.equals("cdata", type(f), "case " .. i)
-      assert.equals("userdata", type(c), "case " .. i)
+      assert.equals("cdata", type(c), "case " .. i)
       assert.same(layout(c), layout(f), "case " .. i)
       assert.is_true(nd.same_storage(f, m), "case " .. i)
     end
@@ -111,7 +111,7 @@ describe("FFI views", function()
     assert.tensor_equal(m:t():contiguous(), v:clone())
     assert.same({ 4, 3 }, { v:permute(1, 2):size(1), v:permute(1, 2):size(2) })
     local c = v:flip(1):flip(1) -- C views of an FFI view
-    assert.equals("userdata", type(c))
+    assert.equals("cdata", type(c))
     assert.same(v:totable(), c:totable())
     assert.same(m:totable(), v:permute(2, 1):totable())
     assert.same({ 1, 5, 9 }, v[2]:totable())

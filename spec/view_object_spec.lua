@@ -6,19 +6,20 @@ local nd = require "nd"
 require "nd.testing" -- assert.tensor_equal
 
 describe("views without finalizers", function()
-  it("a view has no __gc and the tensor methods", function()
+  it("a view is of the owner's type, with its metatable and methods", function()
     local m = nd.tensor({ { 1, 2, 3 }, { 4, 5, 6 } })
-    local v = m:as_strided({ 3, 2 }, { 1, 3 }) -- a C view (t() may be an FFI view: ffi_views_spec)
-    assert.is_nil(getmetatable(v).__gc)
-    assert.is_function(getmetatable(m).__gc)
-    assert.equals(getmetatable(m).__index, getmetatable(v).__index)
+    local v = m:as_strided({ 3, 2 }, { 1, 3 }) -- made by C (t() may be made by lua/views.lua)
+    assert.equals(type(m), type(v))
+    assert.equals(getmetatable(m), getmetatable(v)) -- "ffi" for cdata
+    assert.equals(m.sum, v.sum)
     assert.same({ { 1, 4 }, { 2, 5 }, { 3, 6 } }, v:totable())
-    assert.equals("nd.Tensor", getmetatable(v).__name)
     assert.is_true(nd.equal(v, m:transpose(1, 2)))
   end)
 
   it("views outlive their owner's release, __gc by hand and collection", function()
-    for _, kill in ipairs({ "release", "gc", "drop" }) do
+    local kills = { "release", "drop" }
+    if type(nd.zeros(1)) == "userdata" then kills[3] = "gc" end -- a cdata's finalizer is out of reach
+    for _, kill in ipairs(kills) do
       local m = nd.tensor({ { 1, 2, 3, 4 }, { 5, 6, 7, 8 }, { 9, 10, 11, 12 } })
       local row, col, sub = m[2], m[{ {}, 3 }], m:narrow(1, 2, 2):t()
       if kill == "release" then m:release()
@@ -60,7 +61,8 @@ describe("views without finalizers", function()
     assert.equals(3, #nd.vstack({ v[1], v[2], v[3] }):totable())
     assert.equals(v:sum(), nd.add(v, 0):sum())
     local r = v:reshape(9) -- may copy: an owning tensor
-    assert.is_function(getmetatable(r).__gc)
+    assert.equals(type(v), type(r))
+    assert.equals(getmetatable(v), getmetatable(r))
   end)
 
   it("many views of a big tensor keep it exactly until the last goes", function()

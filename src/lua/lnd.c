@@ -39,7 +39,37 @@ static uint64_t tag_live(void) {
 #define NDL_LIVE tag_live()
 #define NDL_DEAD (NDL_LIVE ^ 1)
 
+/* Under LuaJIT's FFI every tensor is one cdata type, which only Lua can
+ * make: lua/ffi.lua registers its maker here (registry, make_key), and
+ * ndL_new and ndL_new_view call it. make(0) gives an owner (header
+ * inline, a finalizer that drops its storage reference), make(1, anchor)
+ * a view kept with anchor. Without the FFI (PUC Lua) tensors are
+ * userdata, with one metatable for owners and views. */
+static const char make_key = 0;
+
+/* The maker's cdata on top of the stack as an object, or an error. */
+static ndL_obj *made(lua_State *L) {
+  ndL_obj *o = ndL_object(L, -1);
+  if (!o || o->tag != NDL_LIVE)
+    ndL_error(L, "nd: the FFI tensor maker returned %s", luaL_typename(L, -1));
+  return o;
+}
+
+/* Pushes the maker and returns 1, or returns 0 when there is none. */
+static int push_maker(lua_State *L) {
+  lua_pushlightuserdata(L, (void *)&make_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  if (lua_isfunction(L, -1)) return 1;
+  lua_pop(L, 1);
+  return 0;
+}
+
 nd_tensor *ndL_new(lua_State *L) {
+  if (push_maker(L)) {
+    lua_pushinteger(L, 0);
+    lua_call(L, 1, 1);
+    return made(L)->t; /* zero-filled by ffi.new: unset */
+  }
   ndL_obj *o = lua_newuserdata(L, sizeof *o);
   o->tag = NDL_DEAD; /* not a tensor until the header is there */
   o->t = NULL;
@@ -63,30 +93,56 @@ nd_tensor *ndL_new(lua_State *L) {
   return h;
 }
 
-/* Views: a view is a userdata without a finalizer, its header inline,
- * holding no reference count of its own. Its environment (uservalue) is
- * the anchor table {anchor} of the tensor it was taken from, made once per
- * owner and shared by every view of it and of its views; the anchor is a
- * small userdata holding one reference to the storage, released by the
- * anchor's finalizer. So a view costs LuaJIT one allocation that the sweep
- * frees -- no header allocation, no finalizer -- and its elements stay
- * while any view reaches them, whatever happens to the owner (release(),
- * __gc by hand). The debug library can replace a userdata's environment;
- * like debug.setmetatable, that is outside what nd protects. */
-static const char view_key = 0;   /* registry: the view metatable */
+/* Views: a view has its header inline and holds no reference count of
+ * its own, so it needs no finalizer. Its anchor is the anchor table
+ * {anchor} of the tensor it was taken from, made once per owner and
+ * shared by every view of it and of its views; the anchor is a small
+ * userdata holding one reference to the storage, released by the
+ * anchor's finalizer. A userdata keeps its anchor as its environment
+ * (uservalue); a cdata, which has none, in the registry's keep table
+ * (weak keys). So a view costs one allocation that the sweep frees, and
+ * its elements stay while any view reaches them, whatever happens to the
+ * owner (release(), __gc by hand). The debug library can replace a
+ * userdata's environment; like debug.setmetatable, that is outside what
+ * nd protects. */
 static const char anchor_key = 0; /* registry: the anchor metatable */
+static const char keep_key = 0;   /* registry: the keep table */
 #if LUA_VERSION_NUM >= 502
-#define get_anchor lua_getuservalue
-#define set_anchor lua_setuservalue
+#define get_env lua_getuservalue
+#define set_env lua_setuservalue
 #else
-#define get_anchor lua_getfenv
-#define set_anchor lua_setfenv
+#define get_env lua_getfenv
+#define set_env lua_setfenv
 #endif
 #if LUA_VERSION_NUM >= 504
 #define new_plain_udata(L, n) lua_newuserdatauv(L, n, 0)
 #else
 #define new_plain_udata(L, n) lua_newuserdata(L, n)
 #endif
+/* lua_type's value for cdata under LuaJIT (lua.h does not name it). */
+#define NDL_TCDATA 10
+
+static void push_keep(lua_State *L) {
+  lua_pushlightuserdata(L, (void *)&keep_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+}
+/* The anchor of the tensor at idx (absolute), pushed; nil when none. */
+static void get_anchor(lua_State *L, int idx) {
+  if (lua_type(L, idx) != NDL_TCDATA) return (void)get_env(L, idx);
+  push_keep(L);
+  lua_pushvalue(L, idx);
+  lua_rawget(L, -2);
+  lua_remove(L, -2);
+}
+/* Pops a value and makes it the anchor of the tensor at idx (absolute). */
+static void set_anchor(lua_State *L, int idx) {
+  if (lua_type(L, idx) != NDL_TCDATA) return (void)set_env(L, idx);
+  push_keep(L);
+  lua_pushvalue(L, idx);
+  lua_pushvalue(L, -3);
+  lua_rawset(L, -3);
+  lua_pop(L, 2);
+}
 
 static int anchor_gc(lua_State *L) {
   nd_storage **a = lua_touserdata(L, 1);
@@ -98,10 +154,6 @@ static int anchor_gc(lua_State *L) {
   return 0;
 }
 
-/* FFI views (lua/views.lua) are cdata, which has no environment: the
- * registry's keep table (weak keys) maps each to its anchor table. */
-static const char keep_key = 0;
-
 /* Pushes the anchor table of the live tensor b at bidx, making it (and
  * the anchor's storage reference) on the first view of an owner. */
 static void push_anchor(lua_State *L, int bidx, ndL_obj *b) {
@@ -109,15 +161,9 @@ static void push_anchor(lua_State *L, int bidx, ndL_obj *b) {
     lua_createtable(L, 1, 0);
     lua_pushvalue(L, bidx);
     lua_rawseti(L, -2, 1);
-  } else if (b->kind & NDL_CDATA) {
-    lua_pushlightuserdata(L, (void *)&keep_key);
-    lua_rawget(L, LUA_REGISTRYINDEX);
-    lua_pushvalue(L, bidx);
-    lua_rawget(L, -2);
-    lua_remove(L, -2);
-    if (!lua_istable(L, -1)) ndL_error(L, "view: the FFI view has no anchor");
   } else if (b->kind & (NDL_VIEW | NDL_ANCHORED)) {
     get_anchor(L, bidx);
+    if (!lua_istable(L, -1)) ndL_error(L, "view: a view without its anchor");
   } else {
     lua_createtable(L, 1, 0);
     nd_storage **a = new_plain_udata(L, sizeof *a);
@@ -144,6 +190,12 @@ static ndL_obj *live_base(lua_State *L, int bidx) {
 nd_tensor *ndL_new_view(lua_State *L, int bidx) {
   if (bidx < 0) bidx = lua_gettop(L) + bidx + 1;
   ndL_obj *b = live_base(L, bidx);
+  if (push_maker(L)) {
+    lua_pushinteger(L, 1);
+    push_anchor(L, bidx, b);
+    lua_call(L, 2, 1);
+    return made(L)->t;
+  }
   ndL_obj *o = lua_newuserdata(L, sizeof *o + sizeof(nd_tensor));
   nd_tensor *h = (nd_tensor *)(o + 1);
   h->storage = NULL;
@@ -153,11 +205,11 @@ nd_tensor *ndL_new_view(lua_State *L, int bidx) {
   o->free = NULL;
   o->ud = NULL;
   o->kind = NDL_VIEW;
-  lua_pushlightuserdata(L, (void *)&view_key);
+  lua_pushlightuserdata(L, (void *)&tag_anchor);
   lua_rawget(L, LUA_REGISTRYINDEX);
   lua_setmetatable(L, -2);
   push_anchor(L, bidx, b);
-  set_anchor(L, -2);
+  set_anchor(L, lua_gettop(L) - 1);
   return h;
 }
 
@@ -166,9 +218,6 @@ static int l_anchor(lua_State *L) {
   push_anchor(L, 1, live_base(L, 1));
   return 1;
 }
-
-/* lua_type's value for cdata under LuaJIT (lua.h does not name it). */
-#define NDL_TCDATA 10
 
 ndL_obj *ndL_object(lua_State *L, int idx) {
   int ty = lua_type(L, idx);
@@ -185,7 +234,8 @@ ndL_obj *ndL_object(lua_State *L, int idx) {
     o = (ndL_obj *)lua_topointer(L, idx);
     if (!o || (o->tag != NDL_LIVE && o->tag != NDL_DEAD) ||
         (o->kind != (NDL_VIEW | NDL_CDATA) &&
-         o->kind != (NDL_INLINE | NDL_CDATA)) ||
+         o->kind != (NDL_INLINE | NDL_CDATA) && o->kind != NDL_CDATA &&
+         o->kind != (NDL_ANCHORED | NDL_CDATA)) ||
         o->t != (nd_tensor *)(o + 1))
       return NULL;
     return o;
@@ -212,7 +262,6 @@ typedef struct ndL_small {
   nd_storage s;
 } ndL_small;
 static const char inline_key = 0;
-static const char arm_key = 0; /* registry: lua/ffi.lua's finalizer setter */
 
 void ndL_arm(lua_State *L, int idx) {
   ndL_obj *o = ndL_object(L, idx);
@@ -235,10 +284,10 @@ void ndL_arm(lua_State *L, int idx) {
     ndL_error(L, "nd: a small tensor's view without its tensor"); /* never */
   nd_storage *heap = sm->o.ud;
   if (!heap) {
-    lua_pushlightuserdata(L, (void *)&arm_key);
-    lua_rawget(L, LUA_REGISTRYINDEX);
-    lua_pushvalue(L, -2);
-    lua_call(L, 1, 0); /* the finalizer first (it releases o.ud, NULL so far) */
+    if (!push_maker(L)) ndL_error(L, "nd: a small tensor without the FFI"); /* never */
+    lua_pushinteger(L, 2);
+    lua_pushvalue(L, -3);
+    lua_call(L, 2, 0); /* the finalizer first (it releases o.ud, NULL so far) */
     nd_err e = ndL_err();
     nd_tensor bytes = ND_UNSET; /* its storage reference becomes sm's */
     int64_t n = sm->s.nbytes;
@@ -260,10 +309,10 @@ static int l_arm(lua_State *L) {
   return 0;
 }
 
-/* set_arm(f): the arming function, from lua/ffi.lua. */
-static int l_set_arm(lua_State *L) {
+/* set_maker(f): lua/ffi.lua's maker of cdata tensors (see make_key). */
+static int l_set_maker(lua_State *L) {
   luaL_checktype(L, 1, LUA_TFUNCTION);
-  lua_pushlightuserdata(L, (void *)&arm_key);
+  lua_pushlightuserdata(L, (void *)&make_key);
   lua_pushvalue(L, 1);
   lua_rawset(L, LUA_REGISTRYINDEX);
   return 0;
@@ -297,8 +346,8 @@ nd_tensor *ndL_check(lua_State *L, int idx, const char *fn) {
 static void drop(ndL_obj *o) {
   if (!o || o->tag != NDL_LIVE) return;
   o->tag = NDL_DEAD;
-  if (!(o->kind & (NDL_VIEW | NDL_CDATA)))
-    nd_release(o->t); /* a view only borrows; a cdata's storage is inline */
+  if (NDL_OWNS(o))
+    nd_release(o->t); /* a view only borrows; a small tensor's is inline */
 }
 
 /* Pushes "file:line: " of the user's code that called into nd: the first
@@ -662,7 +711,7 @@ static int l_gc(lua_State *L) {
 static int l_release(lua_State *L) {
   ndL_obj *o = ndL_object(L, 1);
   if (!o) ndL_check(L, 1, "release");
-  if (o->tag == NDL_LIVE && !(o->kind & (NDL_VIEW | NDL_CDATA)) &&
+  if (o->tag == NDL_LIVE && NDL_OWNS(o) &&
       charged(o->t)) { /* freed now: no collection owes it */
     int64_t *debt = debt_of(L, 0), n = o->t->storage->nbytes;
     if (debt) *debt = *debt > n ? *debt - n : 0;
@@ -735,6 +784,19 @@ static int l_struct_sizes(lua_State *L) {
   return 1;
 }
 
+/* The finalizer lua/ffi.lua gives a cdata owner (its storage reference)
+ * and an armed small tensor (the storage its elements moved to). */
+static void obj_gc(void *p) {
+  ndL_obj *o = p;
+  if (o->kind & NDL_INLINE) {
+    nd_storage *s = o->ud;
+    o->ud = NULL;
+    if (s) nd_storage_release(s);
+  } else {
+    drop(o);
+  }
+}
+
 /* The C functions lua/ffi.lua calls, handed over as one pointer so the FFI
  * needs no symbol lookup (a host linking nd statically, without
  * -rdynamic, keeps the fast paths). Append only: ffi.lua declares it. */
@@ -752,12 +814,12 @@ static const struct {
   nd_status (*unary)(nd_err *, nd_tensor *, int, int, const nd_tensor *);
   nd_status (*fill)(nd_err *, const nd_tensor *, double);
   nd_status (*fill_i64)(nd_err *, const nd_tensor *, int64_t);
-  void (*storage_release)(nd_storage *);
+  void (*obj_gc)(void *);
 } ffi_api = {nd_data,        nd_has_internal_overlap,
              nd_matmul_plan, nd_matmul_run,
              nd_binary_tensors, nd_binary,
              nd_unary,       nd_fill,
-             nd_fill_i64,    nd_storage_release};
+             nd_fill_i64,    obj_gc};
 
 static int l_ffi_api(lua_State *L) {
   lua_pushlightuserdata(L, (void *)&ffi_api);
@@ -765,15 +827,16 @@ static int l_ffi_api(lua_State *L) {
 }
 
 /* The tags lua/ffi.lua compares (below 2^53: exact as numbers), the
- * kinds of an FFI view and of an FFI small tensor, and the mark of the
+ * kinds of a cdata owner, view and small tensor, and the mark of the
  * latter's storage (its ctx). */
 static int l_tags(lua_State *L) {
   lua_pushnumber(L, (lua_Number)NDL_LIVE);
   lua_pushnumber(L, (lua_Number)NDL_DEAD);
+  lua_pushnumber(L, NDL_CDATA);
   lua_pushnumber(L, NDL_VIEW | NDL_CDATA);
   lua_pushnumber(L, NDL_INLINE | NDL_CDATA);
   lua_pushlightuserdata(L, (void *)&inline_key);
-  return 5;
+  return 6;
 }
 
 int ndL_open(lua_State *L, void (*areas)(lua_State *L)) {
@@ -782,7 +845,7 @@ int ndL_open(lua_State *L, void (*areas)(lua_State *L)) {
   static const luaL_Reg fns[] = {{"release", l_release}, {"state", l_state},
                                  {"check", l_check}, {"tags", l_tags},
                                  {"ffi_api", l_ffi_api}, {"anchor", l_anchor},
-                                 {"set_arm", l_set_arm}, {"arm", l_arm},
+                                 {"set_maker", l_set_maker}, {"arm", l_arm},
                                  {"nargs", l_nargs}, {"too_many", l_too_many},
                                  {NULL, NULL}};
   luaL_newmetatable(L, NDL_TENSOR);
@@ -790,10 +853,10 @@ int ndL_open(lua_State *L, void (*areas)(lua_State *L)) {
   lua_pushlightuserdata(L, (void *)&tag_anchor); /* ndL_new's key */
   lua_pushvalue(L, -2);
   lua_rawset(L, LUA_REGISTRYINDEX);
-  /* The views' and anchors' metatables, made once per state (a second
-   * luaopen_nd, a hot reload, keeps them, as luaL_newmetatable does):
-   * lua/nd.lua gives the views' the tensor metatable's fields but __gc. */
-  lua_pushlightuserdata(L, (void *)&view_key);
+  /* The anchors' metatable and the keep table, made once per state (a
+   * second luaopen_nd, a hot reload, keeps them, as luaL_newmetatable
+   * does). */
+  lua_pushlightuserdata(L, (void *)&anchor_key);
   lua_rawget(L, LUA_REGISTRYINDEX);
   int fresh = lua_isnil(L, -1);
   lua_pop(L, 1);
@@ -802,9 +865,6 @@ int ndL_open(lua_State *L, void (*areas)(lua_State *L)) {
     lua_createtable(L, 0, 1);
     lua_pushcfunction(L, anchor_gc);
     lua_setfield(L, -2, "__gc");
-    lua_rawset(L, LUA_REGISTRYINDEX);
-    lua_pushlightuserdata(L, (void *)&view_key);
-    lua_newtable(L);
     lua_rawset(L, LUA_REGISTRYINDEX);
     lua_pushlightuserdata(L, (void *)&keep_key);
     lua_newtable(L);
@@ -823,9 +883,6 @@ int ndL_open(lua_State *L, void (*areas)(lua_State *L)) {
   lua_setfield(L, -2, "struct_sizes");
   lua_pushvalue(L, -2);
   lua_setfield(L, -2, "metatable");
-  lua_pushlightuserdata(L, (void *)&view_key);
-  lua_rawget(L, LUA_REGISTRYINDEX);
-  lua_setfield(L, -2, "view_metatable");
   lua_pushlightuserdata(L, (void *)&keep_key);
   lua_rawget(L, LUA_REGISTRYINDEX);
   lua_setfield(L, -2, "view_keep");

@@ -28,10 +28,12 @@ typedef struct ndL_obj {
 } ndL_obj;
 #define NDL_VIEW 1     /* no finalizer; holds no reference of its own */
 #define NDL_ANCHORED 2 /* an owner whose views exist (or existed) */
-#define NDL_CDATA 4    /* a LuaJIT FFI view (lua/views.lua): cdata, not
-                          userdata; its anchor is in the keep table */
+#define NDL_CDATA 4    /* a cdata (under LuaJIT's FFI every tensor is one):
+                          its header inline, its anchor in the keep table */
 #define NDL_INLINE 8   /* with NDL_CDATA: a small tensor made by the FFI
                           (lua/small.lua), its elements inside the cdata */
+/* Holds a reference to its storage: an owner, userdata or cdata. */
+#define NDL_OWNS(o) (!((o)->kind & (NDL_VIEW | NDL_INLINE)))
 /* The object at idx (live or released), NULL when idx holds no nd tensor. */
 ndL_obj *ndL_object(lua_State *L, int idx);
 
