@@ -257,6 +257,7 @@ return function(ext)
 
   local index_slow = mt.__index
   ext.fast(mt, "__index", index_fast, function(t, k)
+    if type(k) == "string" then return methods[k] end -- a method: one call less
     local v = index_slow(t, k)
     if exact(v) then return v end
     return index_fast(t, k)

@@ -138,7 +138,7 @@ return function(ext)
   -- make() below, the fast paths through new_view and new_small. A
   -- struct copy (ffi.new(ffi.typeof(t), n, t)) is refused by the FFI, and
   -- a forged one's header pointer is not its own header: not a tensor.
-  -- Its metamethods forward to the latest loaded nd's (shared.view_mt).
+  -- Its metamethods forward to the tensor metatable's (ext.loaded).
   local shared = C.shared
   if not pcall(ffi.typeof, "ndffi6_obj") then
     if not pcall(ffi.cdef, "typedef struct ndffi6_obj { uint64_t nd_tag_; "
@@ -198,16 +198,17 @@ return function(ext)
     keep[v] = a
     return v, vh
   end
-  -- make(0): an owner for C to fill; make(1, anchor): a view; make(2, o):
-  -- arming the small tensor o.
+  -- make(0, pool) and make(1, pool): a batch of owners for C to fill and
+  -- of views for C to anchor, into pool; make(2, o): arming the small
+  -- tensor o.
   C.set_maker(function(kind, a)
-    if kind == 0 then return gc(new_obj(OWNER, 0), finalize) end
-    if kind == 1 then
-      local v = new_obj(VIEW, 0)
-      keep[v] = a
-      return v
+    if kind == 0 then
+      for i = 1, 32 do a[i] = gc(new_obj(OWNER, 0), finalize) end
+    elseif kind == 1 then
+      for i = 1, 32 do a[i] = new_obj(VIEW, 0) end
+    else
+      gc(a, finalize)
     end
-    gc(a, finalize)
   end)
   ext.is_tensor = function(v)
     if not istype(OT, v) or v.nd_t_ ~= v.nd_h_ then return false end
@@ -272,19 +273,28 @@ return function(ext)
 
   -- Once every module has set its metamethods: the objects' metatable
   -- forwards each to the tensor metatable's current one (nd.use_ffi and
-  -- the JIT switches swap some of them; a reload makes a new one).
+  -- the JIT switches swap some of them, and the FFI allows no change to a
+  -- metatype's table). The tensor metatable is the registry's, the same
+  -- table after a reload. Fixed arities: a vararg call costs the
+  -- interpreter (JIT off) more.
+  local forward = {
+    [1] = function(mt, k) return function(a) return mt[k](a) end end,
+    [2] = function(mt, k) return function(a, b) return mt[k](a, b) end end,
+    [3] = function(mt, k) return function(a, b, c) return mt[k](a, b, c) end end,
+  }
+  local arity = { __index = 2, __newindex = 3, __unm = 1, __len = 1, __tostring = 1,
+    __call = -1, __concat = 2, __eq = 2, __lt = 2, __le = 2 }
   function ext.loaded()
-    local first = shared.view_mt == nil
-    shared.view_mt = ext.metatable
-    if first then
-      local fwd = {}
-      for k in pairs(ext.metatable) do
-        if k ~= "__gc" and k ~= "__close" and k ~= "__metatable" and k ~= "__name" then
-          fwd[k] = function(...) return shared.view_mt[k](...) end
-        end
+    if shared.typed then return end
+    shared.typed = true
+    local mt, fwd = ext.metatable, {}
+    for k in pairs(mt) do
+      if k ~= "__gc" and k ~= "__close" and k ~= "__metatable" and k ~= "__name" then
+        local f = forward[arity[k] or 2] -- the arithmetic ones take two
+        fwd[k] = f and f(mt, k) or function(...) return mt[k](...) end
       end
-      ffi.metatype(OT, fwd)
     end
+    ffi.metatype(OT, fwd)
   end
   ext.ffi = ffi
   ext.lib = lib

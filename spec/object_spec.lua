@@ -47,7 +47,7 @@ describe("the tensor object", function()
         assert.equals(getmetatable(one), getmetatable(t), name)
         assert.is_true(nd.is_tensor(t), name)
         assert.equals(one.sum, t.sum, name)
-        assert.equals(nd.methods.numel, t.numel, name)
+        assert.equals(one.numel, t.numel, name)
       end
       nd.use_ffi(true)
     end

@@ -47,14 +47,6 @@ static uint64_t tag_live(void) {
  * userdata, with one metatable for owners and views. */
 static const char make_key = 0;
 
-/* The maker's cdata on top of the stack as an object, or an error. */
-static ndL_obj *made(lua_State *L) {
-  ndL_obj *o = ndL_object(L, -1);
-  if (!o || o->tag != NDL_LIVE)
-    ndL_error(L, "nd: the FFI tensor maker returned %s", luaL_typename(L, -1));
-  return o;
-}
-
 /* Pushes the maker and returns 1, or returns 0 when there is none. */
 static int push_maker(lua_State *L) {
   lua_pushlightuserdata(L, (void *)&make_key);
@@ -64,12 +56,44 @@ static int push_maker(lua_State *L) {
   return 0;
 }
 
-nd_tensor *ndL_new(lua_State *L) {
-  if (push_maker(L)) {
-    lua_pushinteger(L, 0);
-    lua_call(L, 1, 1);
-    return made(L)->t; /* zero-filled by ffi.new: unset */
+/* A call from C into Lua costs LuaJIT more than the object: the maker
+ * fills a pool (registry, pool_key[kind]) with a batch of fresh owners
+ * (kind 0) or views (kind 1), from which each call takes one. Pushes it
+ * and returns it, or returns NULL (nothing pushed) without a maker. */
+static const char pool_key[2] = {0, 0};
+static ndL_obj *pop_made(lua_State *L, int kind) {
+  lua_pushlightuserdata(L, (void *)&pool_key[kind]);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    if (!push_maker(L)) return NULL;
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushlightuserdata(L, (void *)&pool_key[kind]);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, LUA_REGISTRYINDEX);
   }
+  int n = (int)lua_objlen(L, -1);
+  if (n == 0) {
+    if (!push_maker(L)) return lua_pop(L, 1), (ndL_obj *)NULL;
+    lua_pushinteger(L, kind);
+    lua_pushvalue(L, -3);
+    lua_call(L, 2, 0);
+    n = (int)lua_objlen(L, -1);
+  }
+  lua_rawgeti(L, -1, n);
+  lua_pushnil(L);
+  lua_rawseti(L, -3, n);
+  lua_remove(L, -2);
+  ndL_obj *o = ndL_object(L, -1);
+  if (!o || o->tag != NDL_LIVE)
+    ndL_error(L, "nd: the FFI tensor maker made %s", luaL_typename(L, -1));
+  return o;
+}
+
+nd_tensor *ndL_new(lua_State *L) {
+  ndL_obj *made = pop_made(L, 0);
+  if (made) return made->t; /* zero-filled by ffi.new: unset */
   ndL_obj *o = lua_newuserdata(L, sizeof *o);
   o->tag = NDL_DEAD; /* not a tensor until the header is there */
   o->t = NULL;
@@ -190,11 +214,11 @@ static ndL_obj *live_base(lua_State *L, int bidx) {
 nd_tensor *ndL_new_view(lua_State *L, int bidx) {
   if (bidx < 0) bidx = lua_gettop(L) + bidx + 1;
   ndL_obj *b = live_base(L, bidx);
-  if (push_maker(L)) {
-    lua_pushinteger(L, 1);
+  ndL_obj *made = pop_made(L, 1);
+  if (made) {
     push_anchor(L, bidx, b);
-    lua_call(L, 2, 1);
-    return made(L)->t;
+    set_anchor(L, lua_gettop(L) - 1);
+    return made->t;
   }
   ndL_obj *o = lua_newuserdata(L, sizeof *o + sizeof(nd_tensor));
   nd_tensor *h = (nd_tensor *)(o + 1);
