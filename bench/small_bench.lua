@@ -54,15 +54,16 @@ lib.row("s + s, new result", t.new, "nd s:add(s, out)", t.out, 1.5)
 -- result released at once, as NumPy's reference count does: what is left
 -- of the gap is the collector's (cycles, and blocks cold by reuse).
 local ffi = require "ffi"
-if pcall(ffi.typeof, "ndffi3_view") then
-  local VT, B16 = ffi.typeof("ndffi3_view"), ffi.typeof("struct { double d[2]; }")
+if pcall(ffi.typeof, "ndffi6_obj") then
+  local OT, B16 = ffi.typeof("ndffi6_obj"), ffi.typeof("struct { double d[2]; }")
+  local function VT() return OT(0) end
   local sink, keep, anchor = {}, setmetatable({}, { __mode = "k" }), {}
   local tiny = lib.time(function() sink[1] = B16() end)
   local bare = lib.time(function() sink[1] = VT() end)
   local kept = lib.time(function() local v = VT(); keep[v] = anchor; sink[1] = v end)
   local np_t = lib.numpy(NP, "m.T")
   lib.row("floor: a 16-byte cdata", tiny, "NumPy m.T", np_t)
-  lib.row(("floor: a %d-byte cdata (an FFI view)"):format(ffi.sizeof(VT)), bare, "NumPy m.T", np_t)
+  lib.row(("floor: a %d-byte cdata (a view)"):format(ffi.sizeof(OT, 0)), bare, "NumPy m.T", np_t)
   lib.row("floor: that cdata + its anchor stored", kept, "NumPy m.T", np_t)
   lib.row("m:t() against that floor", lib.time(function() return m:t() end), "the floor above", kept)
 end

@@ -53,22 +53,12 @@ return function(ext)
   if not ext.ffi then return end
   local ffi, lib, live, err = ext.ffi, ext.lib, ext.live, ext.err
   local OUT, OK = ext.consts.OUT, ext.consts.status.OK
-  local INT64, FLOAT64 = ext.dtype_id.int64, ext.dtype_id.float64 -- a weak scalar's
   local is_float = ext.is_float -- the fast paths' operands
-  local floor, type = math.floor, type
+  local type = type
   -- Scalar operands with out (a:mul(0.016, out)): a number becomes a weak
   -- operand exactly as lops.c's operand() makes it.
   local opnd = ffi.new("ndffi2_operand[2]")
-  local function scalar(o, v)
-    o.t = nil
-    -- -0.0 stays a float (lops.c's ndL_integral): as an integer it
-    -- would lose its sign (bool * -0.0 is -0.0, a float)
-    if v == floor(v) and v >= -2 ^ 63 and v < 2 ^ 63 and (v ~= 0 or 1 / v > 0) then
-      o.dtype, o.i = INT64, v
-    else
-      o.dtype, o.f = FLOAT64, v
-    end
-  end
+  local scalar = lib.operand_number -- C's rule (nd_internal.h's nd_whole)
   -- New results of float32/float64 operands of at most two dims, row-major,
   -- whose elements fit a small tensor (ext.small_like): made here with no
   -- C API call, no userdata and no finalizer; written by the core through

@@ -48,18 +48,10 @@ return function(ext)
     return o, h
   end
 
-  -- v as the core writes it (lcopies.c's fill): integral values (not -0.0)
-  -- as integers, others as doubles.
+  -- v as the core writes it (C's rule: nd_internal.h's nd_fill_number).
   local function fill(h, v)
-    local s
-    if type(v) == "boolean" then
-      s = lib.fill_i64(err, h, v and 1 or 0)
-    elseif v == floor(v) and v >= -2 ^ 63 and v < 2 ^ 63 and (v ~= 0 or 1 / v > 0) then
-      s = lib.fill_i64(err, h, v)
-    else
-      s = lib.fill(err, h, v)
-    end
-    return s == OK
+    if type(v) == "boolean" then return lib.fill_i64(err, h, v and 1 or 0) == OK end
+    return lib.fill_number(err, h, v) == OK
   end
 
   local c_ones, c_full = nd.ones, nd.full

@@ -694,12 +694,7 @@ int ndL_integral(lua_State *L, int idx, int64_t *v) {
     return 1;
   }
 #endif
-  double d = lua_tonumber(L, idx);
-  /* -0.0 is a float: written as an integer it would lose its sign */
-  if (d != floor(d) || !(d >= -0x1p63 && d < 0x1p63) || (d == 0 && signbit(d)))
-    return 0;
-  *v = (int64_t)d;
-  return 1;
+  return nd_whole(lua_tonumber(L, idx), v);
 }
 
 void ndL_set_elem(lua_State *L, int vidx, const nd_tensor *t,
@@ -839,11 +834,14 @@ static const struct {
   nd_status (*fill)(nd_err *, const nd_tensor *, double);
   nd_status (*fill_i64)(nd_err *, const nd_tensor *, int64_t);
   void (*obj_gc)(void *);
+  void (*operand_number)(nd_operand *, double);
+  nd_status (*fill_number)(nd_err *, const nd_tensor *, double);
 } ffi_api = {nd_data,        nd_has_internal_overlap,
              nd_matmul_plan, nd_matmul_run,
              nd_binary_tensors, nd_binary,
              nd_unary,       nd_fill,
-             nd_fill_i64,    obj_gc};
+             nd_fill_i64,    obj_gc,
+             nd_operand_number, nd_fill_number};
 
 static int l_ffi_api(lua_State *L) {
   lua_pushlightuserdata(L, (void *)&ffi_api);

@@ -15,6 +15,7 @@
 #define ND_INTERNAL_H
 
 #include "nd.h"
+#include <math.h>
 
 #define ND_EXPORT __attribute__((visibility("default")))
 
@@ -32,6 +33,35 @@ static inline nd_status nd_binary_tensors(nd_err *e, nd_tensor *out,
                                           const nd_tensor *b) {
   nd_operand oa = {a, 0, 0, 0}, ob = {b, 0, 0, 0};
   return nd_binary(e, out, mode, op, &oa, &ob);
+}
+
+/* The scalar rule, in one place for the binding (ndL_integral) and the
+ * LuaJIT fast paths (through the binding's ffi_api): a number that is
+ * whole and within int64 is written as an integer -- exact in every
+ * integer dtype, wrapping into narrower ones like every integer
+ * conversion -- and any other as a double; -0.0 stays a double, since an
+ * integer would lose its sign (bool * -0.0 is -0.0). */
+static inline int nd_whole(double d, int64_t *v) {
+  if (d != floor(d) || !(d >= -0x1p63 && d < 0x1p63) || (d == 0 && signbit(d)))
+    return 0;
+  *v = (int64_t)d;
+  return 1;
+}
+/* A number as an elementwise operand (a weak scalar: no tensor). */
+static inline void nd_operand_number(nd_operand *o, double d) {
+  o->t = NULL;
+  if (nd_whole(d, &o->i)) {
+    o->dtype = ND_INT64;
+  } else {
+    o->dtype = ND_FLOAT64;
+    o->f = d;
+  }
+}
+/* fill_ with a number, by the same rule. */
+static inline nd_status nd_fill_number(nd_err *e, const nd_tensor *t,
+                                       double d) {
+  int64_t i;
+  return nd_whole(d, &i) ? nd_fill_i64(e, t, i) : nd_fill(e, t, d);
 }
 
 #endif
