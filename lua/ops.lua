@@ -165,4 +165,19 @@ return function(ext)
       ext.fast(mt, "__unm", function(a) return f(a) end, mt.__unm) -- Lua passes a twice
     end
   end
+
+  -- clone of a small row-major tensor: a new small tensor the core copies
+  -- into through the FFI (other layouts, whose strides clone keeps, and
+  -- bigger tensors go to the C binding).
+  local c_clone = methods.clone
+  local function clone(a)
+    local ha = live(a)
+    if ha ~= nil then
+      local o, r = small_like(ha, ha.dtype)
+      if o ~= nil and lib.copy(err, r, ha) == OK then return o end
+    end
+    return c_clone(a)
+  end
+  ext.fast(nd, "clone", clone, c_clone)
+  ext.fast(methods, "clone", clone, c_clone)
 end

@@ -28,18 +28,9 @@ return function(ext)
     error(msg, level)
   end
 
-  -- Re-raises an error of a C function called on the user's behalf under
-  -- the user's function name (`hstack: ...`, not `cat: ...`).
-  local function rethrow(fn, ok, ...)
-    if ok then return ... end
-    local msg = tostring((...))
-    local pre, rest = msg:match("^(.-:%d+: )([%w_]+:.*)$")
-    if not pre then -- raised under pcall: no position yet
-      raise((msg:gsub("^[%w_]+:", fn .. ":", 1)))
-    end
-    error(pre .. rest:gsub("^[%w_]+:", fn .. ":", 1), 0)
-  end
-  local function as(fn, f, ...) return rethrow(fn, pcall(f, ...)) end
+  -- f(...) with the errors of nd's C functions named fn, the function the
+  -- user called (`hstack: ...`, not `cat: ...`): src/lua/lnd.c's call_as.
+  local as = ext.C.call_as
 
   local function check(fn, t, what)
     if not is_tensor(t) then

@@ -28,7 +28,7 @@ describe("small tensors", function()
   local function layout(t, skip_values)
     return { t:size(), t:stride(), t:storage_offset(), t:dtype(), skip_values or values(t) }
   end
-  local both = both_paths -- FFI (cdata) and the C binding (userdata)
+  local both = both_paths -- the FFI fast path and the C binding
 
   local f32 = nd.tensor({ 1.5, -2, 0 }, "float32")
   local g32 = nd.tensor({ 4, 0, -0.5 }, "float32")
@@ -313,5 +313,20 @@ describe("small tensors", function()
     end
     collectgarbage()
     assert.is_true(collectgarbage("count") - before < 1024)
+  end)
+
+  it("clone makes the C binding's tensor, small or not, any layout", function()
+    local cases = {
+      nd.rand(3), nd.rand(2, 2), nd.rand(1, 3), nd.rand(3, 1), nd.zeros(3, 1):t(),
+      nd.arange(4, "int32"):view(2, 2), nd.rand(4, 4):t(), nd.rand(2, 2)[1], nd.tensor(3),
+      nd.rand(5):narrow(1, 2, 3), nd.rand(4, 4)[{ {}, 2 }], nd.ones(3, "bool"), nd.rand(5, 5),
+    }
+    for i, a in ipairs(cases) do
+      local f, c = both(function() return a:clone() end)
+      assert.same(layout(c), layout(f), "case " .. i)
+      assert.is_false(nd.same_storage(f, a), "case " .. i)
+      f:fill_(0) -- its own elements
+      assert.same(layout(c), layout(a:clone()), "case " .. i)
+    end
   end)
 end)

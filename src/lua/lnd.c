@@ -377,11 +377,19 @@ static void drop(ndL_obj *o) {
 /* Pushes "file:line: " of the user's code that called into nd: the first
  * Lua frame outside nd's own Lua layer (chunks "@nd/..."), as luaL_where
  * would for a direct call; "" when there is none (a tail call, C). */
+/* The function the user called when a Lua composite calls nd's C
+ * functions (lua/shape.lua's hstack calls cat): while call_as(name, f,
+ * ...) runs f, every nd function raises under that name (ndL_fname, and
+ * raise below for the messages the binding formats itself). Per thread:
+ * a state's calls do not interleave with another's on one thread. */
+static _Thread_local const char *alias;
+
 static void where(lua_State *L) {
   lua_Debug ar;
   for (int level = 1; lua_getstack(L, level, &ar); level++) {
     lua_getinfo(L, "Sl", &ar);
     if (strncmp(ar.source, "@nd/", 4) == 0) continue;
+    if (alias && ar.what[0] == 'C') continue; /* call_as's own frame */
     if (ar.currentline > 0) {
       lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
       return;
@@ -395,8 +403,15 @@ static void where(lua_State *L) {
 static int raise(lua_State *L, const char *prefix, const char *msg) {
   where(L);
   lua_pushstring(L, prefix);
+  size_t n = alias ? strspn(msg, "abcdefghijklmnopqrstuvwxyz_0123456789") : 0;
+  if (n && msg[n] == ':') { /* "cat: ..." as "hstack: ..." */
+    lua_pushstring(L, alias);
+    msg += n;
+  } else {
+    lua_pushliteral(L, "");
+  }
   lua_pushstring(L, msg);
-  lua_concat(L, 3);
+  lua_concat(L, 4);
   return lua_error(L);
 }
 
@@ -568,8 +583,21 @@ static const ndL_fn *current(lua_State *L) {
 }
 
 const char *ndL_fname(lua_State *L) {
+  if (alias) return alias;
   const ndL_fn *d = current(L);
   return d ? d->name : NULL;
+}
+
+/* call_as(name, f, ...): f(...), its errors named name. */
+static int l_call_as(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1); /* stays at 1 while f runs */
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  const char *saved = alias;
+  alias = name;
+  int st = lua_pcall(L, lua_gettop(L) - 2, LUA_MULTRET, 0);
+  alias = saved;
+  if (st) return lua_error(L);
+  return lua_gettop(L) - 1;
 }
 
 /* Raises when the arguments from first on are more than nargs (trailing
@@ -836,12 +864,14 @@ static const struct {
   void (*obj_gc)(void *);
   void (*operand_number)(nd_operand *, double);
   nd_status (*fill_number)(nd_err *, const nd_tensor *, double);
+  nd_status (*copy)(nd_err *, const nd_tensor *, const nd_tensor *);
 } ffi_api = {nd_data,        nd_has_internal_overlap,
              nd_matmul_plan, nd_matmul_run,
              nd_binary_tensors, nd_binary,
              nd_unary,       nd_fill,
              nd_fill_i64,    obj_gc,
-             nd_operand_number, nd_fill_number};
+             nd_operand_number, nd_fill_number,
+             nd_copy};
 
 static int l_ffi_api(lua_State *L) {
   lua_pushlightuserdata(L, (void *)&ffi_api);
@@ -869,7 +899,7 @@ int ndL_open(lua_State *L, void (*areas)(lua_State *L)) {
                                  {"ffi_api", l_ffi_api}, {"anchor", l_anchor},
                                  {"set_maker", l_set_maker}, {"arm", l_arm},
                                  {"nargs", l_nargs}, {"too_many", l_too_many},
-                                 {NULL, NULL}};
+                                 {"call_as", l_call_as}, {NULL, NULL}};
   luaL_newmetatable(L, NDL_TENSOR);
   ndL_register(L, mt);
   lua_pushlightuserdata(L, (void *)&tag_anchor); /* ndL_new's key */
