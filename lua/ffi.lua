@@ -167,7 +167,7 @@ return function(ext)
   end
 
   -- Owners hold a storage reference, dropped by their finalizer (or by
-  -- release()); so does a small tensor once armed (src/lua/lnd.c's
+  -- release()); so does a small tensor once armed (src/lua/lobject.c's
   -- ndL_arm moves its elements to a storage of the allocator's before C
   -- keeps a reference past a call).
   local gc, obj_gc = ffi.gc, lib.obj_gc

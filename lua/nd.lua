@@ -73,7 +73,7 @@ nd.methods = methods
 -- mt's (ext.loaded, once the others have set theirs).
 local getmetatable = getmetatable
 local function is_tensor(v) return getmetatable(v) == mt end
--- checked(name, f): f, raising as the C functions do (lnd.c's dispatch)
+-- checked(name, f): f, raising as the C functions do (lcall.c's dispatch)
 -- when called with more arguments than src/lua/largs.c lists for name.
 local select, nargs, too_many = select, C.nargs, C.too_many
 local function checked(name, f)

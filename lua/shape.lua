@@ -29,7 +29,7 @@ return function(ext)
   end
 
   -- f(...) with the errors of nd's C functions named fn, the function the
-  -- user called (`hstack: ...`, not `cat: ...`): src/lua/lnd.c's call_as.
+  -- user called (`hstack: ...`, not `cat: ...`): src/lua/lcall.c's call_as.
   local as = ext.C.call_as
 
   local function check(fn, t, what)

@@ -198,7 +198,8 @@ describe("small contiguous operands (the direct kernel path)", function()
 
   it("an out overlapping an operand partially takes the general path", function()
     for _, ffi in ipairs({ true, false }) do
-      local was = nd.use_ffi(ffi)
+      local was = nd.use_ffi()
+      nd.use_ffi(ffi)
       local base = nd.arange(1, 9, "float64")
       local x, o = base:narrow(1, 1, 6), base:narrow(1, 3, 6)
       nd.mul(x, 2, o) -- as if x were read before o is written

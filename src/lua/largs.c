@@ -1,5 +1,5 @@
 /* What each C function of the binding takes: one table, read by the
- * dispatcher that every registered function goes through (lnd.c's
+ * dispatcher that every registered function goes through (lcall.c's
  * ndL_register), so that an argument past a function's last parameter
  * raises instead of being ignored (`W:add_(dW, -lr)` would otherwise add
  * dW). Params are written as the reference writes them; "..." marks a

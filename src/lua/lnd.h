@@ -16,7 +16,7 @@
 
 #define NDL_TENSOR "nd.Tensor" /* registry name of the metatable */
 
-/* A tensor userdata: see lnd.c. Only lnd.c, lhost.c and lua/ffi.lua look
+/* A tensor object: see lobject.c. Only lobject.c, lhost.c and lua/ffi.lua look
  * inside; bindings use ndL_new/ndL_check/ndL_test. */
 typedef struct ndL_obj {
   uint64_t tag;   /* NDL_LIVE or NDL_DEAD (released) */
@@ -24,7 +24,7 @@ typedef struct ndL_obj {
                      view: inline, right after this struct */
   nd_free_fn free;
   void *ud;
-  uint64_t kind;  /* NDL_VIEW, NDL_ANCHORED (see lnd.c) */
+  uint64_t kind;  /* NDL_VIEW, NDL_ANCHORED (see lobject.c) */
 } ndL_obj;
 #define NDL_VIEW 1     /* no finalizer; holds no reference of its own */
 #define NDL_ANCHORED 2 /* an owner whose views exist (or existed) */
@@ -56,7 +56,7 @@ static inline void ndL_borrow(nd_tensor *r) {
 }
 /* Before C keeps a reference to the storage of the tensor at idx past
  * the call: a small tensor made by the FFI (or a view of one) is armed so
- * that its elements stay while that reference does (see lnd.c). */
+ * that its elements stay while that reference does (see lobject.c). */
 void ndL_arm(lua_State *L, int idx);
 /* The tensor at idx, or a Lua error naming fn and what was found. */
 nd_tensor *ndL_check(lua_State *L, int idx, const char *fn);
@@ -121,7 +121,7 @@ int ndL_shape(lua_State *L, int idx, const char *fn, int64_t *size,
               int *next);
 /* Registers functions into the table on top of the stack, each called
  * through a dispatcher that refuses arguments past its last parameter
- * and names its errors (lnd.c); ns "linalg" or "generator" picks that
+ * and names its errors (lcall.c); ns "linalg" or "generator" picks that
  * family's parameter lists (largs.c). */
 void ndL_register(lua_State *L, const luaL_Reg *fns);
 void ndL_register_in(lua_State *L, const luaL_Reg *fns, const char *ns);
@@ -205,7 +205,11 @@ int ndL_tensor_key(lua_State *L, int assign);
 void ndL_open_linalg(lua_State *L);
 void ndL_open_random(lua_State *L);
 int luaopen_nd(lua_State *L);
-/* luaopen_nd's body (lnd.c): metatables, the C functions' table, which
+/* The object and call functions, metatables and tables into the table on
+ * top (lobject.c, lcall.c; ndL_open calls them first). */
+void ndL_open_object(lua_State *L);
+void ndL_open_call(lua_State *L);
+/* luaopen_nd's body (lnd.c): the C functions' table, which
  * areas(L) fills, and the Lua layer run over it. linit.c passes the list
  * of areas, so that lnd.c, whose helpers every area calls, calls none. */
 int ndL_open(lua_State *L, void (*areas)(lua_State *L));

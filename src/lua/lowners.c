@@ -1,6 +1,6 @@
 /* The owners of wrapped memory (nd.wrap's owner argument; the design is in
  * lwrap.c's comment): the anchors a storage shares with this state's table
- * of owners, and their sweep. Lua API only: lnd.c (ndL_charge, after it
+ * of owners, and their sweep. Lua API only: lobject.c (ndL_charge, after it
  * steps the collector) sweeps through here without calling an area file. */
 #include "lnd.h"
 

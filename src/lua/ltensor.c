@@ -45,7 +45,7 @@ GETTER(dim, t->ndim)
 GETTER(numel, nd_numel(t))
 GETTER(element_size, nd_dtype_size(t->dtype))
 GETTER(nbytes, nd_numel(t) * nd_dtype_size(t->dtype))
-/* An address to keep: a small tensor's elements move first (lnd.c). */
+/* An address to keep: a small tensor's elements move first (lobject.c). */
 static int l_data_ptr(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "data_ptr");
   ndL_arm(L, 1);

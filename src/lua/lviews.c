@@ -4,7 +4,7 @@
 
 /* The receiving userdata is made before the core call, so a failure
  * leaves an unset header and nothing leaks. A view borrows the storage
- * reference of its owner's anchor (lnd.c): the core's own is dropped. */
+ * reference of its owner's anchor (lobject.c): the core's own is dropped. */
 #define VIEW_AS(L, fn, call)                                                \
   do {                                                                      \
     nd_tensor *r = ndL_new_view(L, 1);                                      \
