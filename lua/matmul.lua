@@ -1,5 +1,5 @@
--- matmul's LuaJIT fast path. With `out` given and 2-D float32/float64
--- operands, `matmul(a, b, out)` calls the C core through the FFI: no
+-- matmul's LuaJIT fast path. With `out` given and float32/float64
+-- operands of any shapes, `matmul(a, b, out)` calls the C core through the FFI: no
 -- classic C API call, no argument marshalling, no userdata allocation
 -- (OpenBLAS itself takes ~20-50 ns on a 4x4 product).
 --
@@ -28,28 +28,30 @@ return function(ext)
   local plans = setmetatable({}, { __mode = "k" })
   local weak_values = { __mode = "v" }
 
-  -- A new small result (ext.small) of 2-D operands of one float dtype,
-  -- no C API call; nil leaves it to the binding. Every such result is
-  -- row-major at offset 0, so the plan for (a, b) is the plan for all of
-  -- them: kept per a as plans are per out above.
+  -- A new small result (ext.small) of operands of one float dtype, no C
+  -- API call; nil leaves it to the binding. The core plans it (shape,
+  -- dtype, BLAS call) as for a result it allocates itself: row-major at
+  -- offset 0, as every small result is, so the plan for (a, b) is the
+  -- plan for all of them, kept per a as plans are per out above.
   local small, tonumber = ext.small, tonumber
   local fresh = setmetatable({}, { __mode = "k" }) -- a -> { plan =, ops = { b = b } }
   local function new_small(a, b)
     local ha, hb = live(a), live(b)
-    if ha == nil or hb == nil or ha.ndim ~= 2 or hb.ndim ~= 2 or not is_float(ha.dtype)
-        or hb.dtype ~= ha.dtype or ha.size[1] ~= hb.size[0] then
+    if ha == nil or hb == nil or not is_float(ha.dtype) or hb.dtype ~= ha.dtype then
       return nil
     end
-    local o, r = small(ha.dtype, 2, tonumber(ha.size[0]), tonumber(hb.size[1]))
-    if o == nil then return nil end
     local entry = fresh[a]
     if entry == nil or entry.ops.b ~= b then
       local plan = new_plan()
-      if lib.matmul_plan(err, plan, ha, hb, r) ~= OK then return nil end
+      if lib.matmul_plan(err, plan, ha, hb, nil) ~= OK or plan.ndim > 2 then return nil end
       entry = { plan = plan, ops = setmetatable({ b = b }, weak_values) }
       fresh[a] = entry
     end
-    if lib.matmul_run(err, entry.plan, ha, hb, r) ~= OK then return nil end
+    local p = entry.plan
+    local n = p.ndim
+    local o, r = small(p.dtype, n, n > 0 and tonumber(p.size[0]) or 1, n > 1 and tonumber(p.size[1]) or 1)
+    if o == nil then return nil end
+    if lib.matmul_run(err, p, ha, hb, r) ~= OK then return nil end
     return o
   end
 
@@ -59,8 +61,7 @@ return function(ext)
       if o ~= nil then return o end
     elseif out ~= nil then
       local ha, hb, ho = live(a), live(b), live(out)
-      if ha and hb and ho and ha.ndim == 2 and hb.ndim == 2 and is_float(ha.dtype)
-          and is_float(hb.dtype) then
+      if ha and hb and ho and is_float(ha.dtype) and is_float(hb.dtype) then
         local entry = plans[out]
         if entry == nil or entry.ops.a ~= a or entry.ops.b ~= b then
           local plan = new_plan()

@@ -329,4 +329,21 @@ describe("small tensors", function()
       assert.same(layout(c), layout(a:clone()), "case " .. i)
     end
   end)
+
+  it("matmul of any float shapes, new or into out, is the C binding's", function()
+    local R, v, M = nd.rand(3, 3), nd.rand(3), nd.rand(2, 3, 3)
+    local R32, v32 = nd.rand(3, 3, "float32"), nd.rand(3, "float32")
+    local cases = { { R, v }, { v, R }, { v, v }, { R, R }, { M, v }, { M, R }, { R:t(), v },
+      { R32, v32 }, { R, v32 }, { v:view(1, 3), R } }
+    for i, c in ipairs(cases) do
+      local f, k = both(function() return nd.matmul(c[1], c[2]) end)
+      assert.same(layout(k), layout(f), "case " .. i)
+      local o1, o2 = nd.empty(k:size(), k:dtype()), nd.empty(k:size(), k:dtype())
+      nd.use_ffi(true); assert.equals(o1, nd.matmul(c[1], c[2], o1))
+      nd.use_ffi(false); nd.matmul(c[1], c[2], o2); nd.use_ffi(true)
+      assert.same(layout(o2), layout(o1), "case " .. i .. " with out")
+    end
+    assert_error_matches(function() return nd.matmul(R, nd.rand(4)) end, "matmul", "cannot be multiplied")
+    assert_error_matches(function() return nd.matmul(R, v, nd.empty(4)) end, "matmul")
+  end)
 end)
