@@ -52,7 +52,7 @@ return function(ext)
 
   if not ext.ffi then return end
   local ffi, lib, live, err = ext.ffi, ext.lib, ext.live, ext.err
-  local OUT, OK = ext.consts.OUT, ext.consts.status.OK
+  local OUT, INPLACE, OK = ext.consts.OUT, ext.consts.INPLACE, ext.consts.status.OK
   local is_float = ext.is_float -- the fast paths' operands
   local type = type
   -- Scalar operands with out (a:mul(0.016, out)): a number becomes a weak
@@ -139,6 +139,28 @@ return function(ext)
     ext.fast(nd, name, f, slow)
     ext.fast(methods, name, f, slow)
     if meta[name] then ext.fast(mt, meta[name], f, slow) end -- Lua passes two operands
+    -- a:f_(b): written into a (a tensor, b a tensor or a number); what
+    -- fails goes to the C binding, which raises it under f_'s name
+    local slow_ = C[name .. "_"]
+    if slow_ then
+      local function f_(a, b)
+        local ha = live(a)
+        if ha then
+          local hb = live(b)
+          if hb then
+            if lib.binary_tensors(err, ha, INPLACE, op, ha, hb) == OK then return a end
+          elseif type(b) == "number" then
+            local x, y = opnd[0], opnd[1]
+            x.t, x.dtype = ha, ha.dtype
+            scalar(y, b)
+            if lib.binary(err, ha, INPLACE, op, x, y) == OK then return a end
+          end
+        end
+        return slow_(a, b)
+      end
+      ext.fast(nd, name .. "_", f_, slow_)
+      ext.fast(methods, name .. "_", f_, slow_)
+    end
   end
 
   -- Unary ops on float32/float64: a new small result, or into out.
@@ -161,6 +183,16 @@ return function(ext)
     end
     ext.fast(nd, name, f, slow)
     ext.fast(methods, name, f, slow)
+    local slow_ = C[name .. "_"]
+    if slow_ then
+      local function f_(a)
+        local ha = live(a)
+        if ha ~= nil and lib.unary(err, ha, INPLACE, op, ha) == OK then return a end
+        return slow_(a)
+      end
+      ext.fast(nd, name .. "_", f_, slow_)
+      ext.fast(methods, name .. "_", f_, slow_)
+    end
     if name == "neg" then
       ext.fast(mt, "__unm", function(a) return f(a) end, mt.__unm) -- Lua passes a twice
     end

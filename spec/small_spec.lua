@@ -346,4 +346,37 @@ describe("small tensors", function()
     assert_error_matches(function() return nd.matmul(R, nd.rand(4)) end, "matmul", "cannot be multiplied")
     assert_error_matches(function() return nd.matmul(R, v, nd.empty(4)) end, "matmul")
   end)
+
+  it("in-place forms of the op table write what the C binding writes, or raise as it does", function()
+    local optable = require("nd.internal").optable
+    local function operands(dt)
+      local a = nd.tensor({ { 1.5, -2, 3 }, { 0, 4, -1 } }):to(dt)
+      return a, nd.tensor({ { 2, 1, -3 }, { 1, 2, 5 } }):to(dt)
+    end
+    local tried = 0
+    for _, row in ipairs(optable) do
+      local name = row.name .. "_"
+      if row.family == "op" and nd.methods[name] then
+        for _, dt in ipairs({ "float32", "float64", "int32", "uint8", "bool" }) do
+          local others = row.arity == 2 and { "tensor", 0.5, 3, -0.0 } or { "none" }
+          for _, other in ipairs(others) do
+            local got = {}
+            for _, fast in ipairs({ true, false }) do
+              nd.use_ffi(fast)
+              local a, b = operands(dt)
+              local ok, err = pcall(function()
+                if other == "none" then return a[name](a) end
+                return a[name](a, other == "tensor" and b or other)
+              end)
+              got[#got + 1] = ok and tostring(a) or tostring(err):match("%w+_:.*$") -- NaN prints alike
+            end
+            nd.use_ffi(true)
+            tried = tried + 1
+            assert.same(got[2], got[1], ("%s %s %s"):format(name, dt, tostring(other)))
+          end
+        end
+      end
+    end
+    assert.is_true(tried > 100)
+  end)
 end)

@@ -32,7 +32,7 @@ static nd_status run(nd_err *e, const char *fn, nd_tensor *out, int mode,
 static int small_fast(nd_err *e, nd_tensor *out, int mode, int op,
                       const nd_operand *a, const nd_operand *b,
                       nd_status *st) {
-  if ((mode != ND_OUT && mode != ND_NEW) || !(a->t || b->t) ||
+  if (mode < ND_NEW || mode > ND_INPLACE || !(a->t || b->t) ||
       op < ND_ADD || op > ND_GE || op == ND_POW)
     return 0;
   const nd_tensor *x = a->t ? a->t : b->t, *y = a->t && b->t ? b->t : NULL;
@@ -51,7 +51,7 @@ static int small_fast(nd_err *e, nd_tensor *out, int mode, int op,
     return 0;
   int64_t n = nd_numel(x), es = esize(dt), eo = esize(odt);
   if (n >= grain_of(op)) return 0;
-  if (mode == ND_OUT &&
+  if (mode != ND_NEW && /* in place: a result of the written dtype only */
       (!out->storage || out->dtype != odt || out->ndim != x->ndim ||
        memcmp(out->size, x->size, sizeof(int64_t) * (size_t)x->ndim) ||
        !nd_is_contiguous(out)))
@@ -68,7 +68,7 @@ static int small_fast(nd_err *e, nd_tensor *out, int mode, int op,
     }
   }
   char *px = data_of(x, es), *py = y ? data_of(y, es) : (char *)&v;
-  if (mode == ND_OUT) {
+  if (mode != ND_NEW) {
     /* Contiguous: each spans [p, p + n*size); an input may be out itself. */
     char *po = data_of(out, eo);
     if ((!(po == px && es == eo) && po < px + n * es && px < po + n * eo) ||
@@ -131,11 +131,11 @@ static nd_loop_fn unary_kernel(int op, int ct, void **kctx) {
 static int small_unary(nd_err *e, nd_tensor *out, int mode, int op,
                        const nd_tensor *a, int rdt, nd_status *st) {
   int64_t n = nd_numel(a), es = esize(a->dtype), eo = esize(rdt);
-  if ((mode != ND_NEW && mode != ND_OUT) || !a->storage ||
+  if (mode < ND_NEW || mode > ND_INPLACE || !a->storage ||
       n >= grain_of(op) || !nd_is_contiguous(a))
     return 0;
   char *pa = data_of(a, es);
-  if (mode == ND_OUT) {
+  if (mode != ND_NEW) { /* in place: a result of the written dtype only */
     if (!out->storage || out->dtype != rdt || out->ndim != a->ndim ||
         memcmp(out->size, a->size, sizeof(int64_t) * (size_t)a->ndim) ||
         !nd_is_contiguous(out))
