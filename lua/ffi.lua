@@ -94,7 +94,7 @@ return function(ext)
     ndffi2_operand = [[typedef struct ndffi2_operand {
       const ndffi2_tensor *t; int dtype; double f; int64_t i;
     } ndffi2_operand;]],
-    ndffi8_api = [[typedef struct ndffi8_api {
+    ndffi9_api = [[typedef struct ndffi9_api {
       void *(*data)(const ndffi2_tensor *);
       int (*has_internal_overlap)(const ndffi2_tensor *);
       int (*matmul_plan)(ndffi3_err *, ndffi2_plan *, const ndffi2_tensor *,
@@ -112,10 +112,13 @@ return function(ext)
       void (*operand_number)(ndffi2_operand *, double);
       int (*fill_number)(ndffi3_err *, const ndffi2_tensor *, double);
       int (*copy)(ndffi3_err *, const ndffi2_tensor *, const ndffi2_tensor *);
-    } ndffi8_api;]],
+      int (*math_binary)(ndffi3_err *, ndffi2_tensor *, int, int,
+                         const ndffi2_operand *, const ndffi2_operand *);
+      int (*math_unary)(ndffi3_err *, ndffi2_tensor *, int, int, const ndffi2_tensor *);
+    } ndffi9_api;]],
   }
   local order = { "ndffi3_err", "ndffi2_storage", "ndffi2_tensor", "ndffi3_lobj",
-    "ndffi2_plan", "ndffi2_operand", "ndffi8_api" }
+    "ndffi2_plan", "ndffi2_operand", "ndffi9_api" }
   for _, name in ipairs(order) do
     if not pcall(ffi.typeof, name) then
       local decl = decls[name]:gsub("@D", consts.MAX_DIMS):gsub("@M", consts.ERR_MSG)
@@ -131,7 +134,7 @@ return function(ext)
     if not checked_below[cname] and (not n or ffi.sizeof(n) ~= size) then return end -- nd.h drifted: no FFI
   end
 
-  local lib = ffi.cast("const ndffi8_api *", C.ffi_api())
+  local lib = ffi.cast("const ndffi9_api *", C.ffi_api())
   local LIVE, DEAD, OWNER, VIEW, SMALL_KIND, small_mark = C.tags()
 
   -- The tensor object: every tensor is one cdata of this type -- the C

@@ -73,7 +73,7 @@ return function(ext)
   end
   -- a op b as a new small tensor, or nil (then the C binding does it);
   -- tobool: op's result is bool (else, of float operands, their dtype).
-  local function new_binary(op, tobool, a, b)
+  local function new_binary(fam, op, tobool, a, b)
     local ha, hb = live(a), live(b)
     local h, d = ha or hb, nil
     if h == nil then return nil end
@@ -87,19 +87,30 @@ return function(ext)
     local o, r = small_like(h, tobool and BOOL or d)
     if o == nil then return nil end
     if ha and hb then
-      if lib.binary_tensors(err, r, OUT, op, ha, hb) ~= OK then return nil end
+      if fam.tensors(err, r, OUT, op, ha, hb) ~= OK then return nil end
       return o
     end
     local x, y = opnd[0], opnd[1]
     if ha then x.t, x.dtype = ha, d; scalar(y, b) else scalar(x, a); y.t, y.dtype = hb, d end
-    if lib.binary(err, r, OUT, op, x, y) ~= OK then return nil end
+    if fam.binary(err, r, OUT, op, x, y) ~= OK then return nil end
     return o
   end
 
-  -- The binary and unary ops the core's nd_binary and nd_unary take.
+  -- The binary and unary ops of the core's op table, by family: those
+  -- nd_binary and nd_unary take ("op") and nd_math_binary and
+  -- nd_math_unary ("math"). An op added to the table is here by itself.
+  local function math_tensors(e, o, mode, op, ha, hb)
+    local x, y = opnd[0], opnd[1]
+    x.t, x.dtype, y.t, y.dtype = ha, ha.dtype, hb, hb.dtype
+    return lib.math_binary(e, o, mode, op, x, y)
+  end
+  local families = {
+    op = { binary = lib.binary, unary = lib.unary, tensors = lib.binary_tensors },
+    math = { binary = lib.math_binary, unary = lib.math_unary, tensors = math_tensors },
+  }
   local binops, unops = {}, {}
   for _, row in ipairs(C.optable) do
-    if row.family == "op" then
+    if families[row.family] then
       local list = row.arity == 2 and binops or unops
       list[#list + 1] = row
     end
@@ -107,17 +118,19 @@ return function(ext)
   local meta = { add = "__add", sub = "__sub", mul = "__mul", div = "__div", pow = "__pow" }
   for _, row in ipairs(binops) do
     local name, op, tobool = row.name, row.id, row.result == "bool"
+    local fam = families[row.family]
+    local binary, tensors = fam.binary, fam.tensors
     local slow = C[name]
     local function f(a, b, out)
       if out == nil and small_like then
-        local o = new_binary(op, tobool, a, b)
+        local o = new_binary(fam, op, tobool, a, b)
         if o ~= nil then return o end
       elseif out ~= nil then
         local ho = live(out)
         if ho then
           local ha, hb = live(a), live(b)
           if ha and hb then
-            if lib.binary_tensors(err, ho, OUT, op, ha, hb) ~= OK then
+            if tensors(err, ho, OUT, op, ha, hb) ~= OK then
               error(ffi.string(err.msg), 2)
             end
             return out
@@ -127,7 +140,7 @@ return function(ext)
             local x, y = opnd[0], opnd[1]
             if ha then x.t, x.dtype = ha, ha.dtype else scalar(x, a) end
             if hb then y.t, y.dtype = hb, hb.dtype else scalar(y, b) end
-            if lib.binary(err, ho, OUT, op, x, y) ~= OK then
+            if binary(err, ho, OUT, op, x, y) ~= OK then
               error(ffi.string(err.msg), 2)
             end
             return out
@@ -148,12 +161,12 @@ return function(ext)
         if ha then
           local hb = live(b)
           if hb then
-            if lib.binary_tensors(err, ha, INPLACE, op, ha, hb) == OK then return a end
+            if tensors(err, ha, INPLACE, op, ha, hb) == OK then return a end
           elseif type(b) == "number" then
             local x, y = opnd[0], opnd[1]
             x.t, x.dtype = ha, ha.dtype
             scalar(y, b)
-            if lib.binary(err, ha, INPLACE, op, x, y) == OK then return a end
+            if binary(err, ha, INPLACE, op, x, y) == OK then return a end
           end
         end
         return slow_(a, b)
@@ -167,16 +180,17 @@ return function(ext)
   if not small_like then return end
   for _, row in ipairs(unops) do
     local name, op, tobool = row.name, row.id, row.result == "bool"
+    local unary = families[row.family].unary
     local slow = C[name]
     local function f(a, out)
       local ha = live(a)
       if ha ~= nil and is_float(ha.dtype) then
         if out == nil then
           local o, r = small_like(ha, tobool and BOOL or ha.dtype)
-          if o ~= nil and lib.unary(err, r, OUT, op, ha) == OK then return o end
+          if o ~= nil and unary(err, r, OUT, op, ha) == OK then return o end
         else
           local ho = live(out)
-          if ho ~= nil and lib.unary(err, ho, OUT, op, ha) == OK then return out end
+          if ho ~= nil and unary(err, ho, OUT, op, ha) == OK then return out end
         end
       end
       return slow(a, out) -- raises what the fast path declined
@@ -187,7 +201,7 @@ return function(ext)
     if slow_ then
       local function f_(a)
         local ha = live(a)
-        if ha ~= nil and lib.unary(err, ha, INPLACE, op, ha) == OK then return a end
+        if ha ~= nil and unary(err, ha, INPLACE, op, ha) == OK then return a end
         return slow_(a)
       end
       ext.fast(nd, name .. "_", f_, slow_)

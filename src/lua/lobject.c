@@ -513,13 +513,17 @@ static const struct {
   void (*operand_number)(nd_operand *, double);
   nd_status (*fill_number)(nd_err *, const nd_tensor *, double);
   nd_status (*copy)(nd_err *, const nd_tensor *, const nd_tensor *);
+  nd_status (*math_binary)(nd_err *, nd_tensor *, int, int, const nd_operand *,
+                           const nd_operand *);
+  nd_status (*math_unary)(nd_err *, nd_tensor *, int, int, const nd_tensor *);
 } ffi_api = {nd_data,        nd_has_internal_overlap,
              nd_matmul_plan, nd_matmul_run,
              nd_binary_tensors, nd_binary,
              nd_unary,       nd_fill,
              nd_fill_i64,    obj_gc,
              nd_operand_number, nd_fill_number,
-             nd_copy};
+             nd_copy,        nd_math_binary,
+             nd_math_unary};
 
 static int l_ffi_api(lua_State *L) {
   lua_pushlightuserdata(L, (void *)&ffi_api);

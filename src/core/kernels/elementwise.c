@@ -18,7 +18,9 @@ enum { CHUNK = 256, T0 = 256, T1 = 64 };
  * broadcast dims. */
 static void expand_to(nd_tensor *dst, const nd_tensor *src, int nd,
                       const int64_t *size) {
-  *dst = *src;
+  dst->storage = src->storage; /* not *dst = *src: the unused dims too */
+  dst->offset = src->offset;
+  dst->dtype = src->dtype;
   dst->ndim = nd;
   for (int i = 0; i < nd; i++) {
     int d = i - (nd - src->ndim);
@@ -202,6 +204,29 @@ static void execute(const nd_tensor *dst, const nd_tensor *ex, int nin,
                     void *kctx, int64_t grain) {
   int64_t n = nd_numel(dst);
   if (n == 0) return;
+  /* Fewer elements than a task's and every operand contiguous (or one
+   * value broadcast) in the kernel's dtypes: the kernel at once, as
+   * nd_binary's small case does for its ops -- at this size the per-call
+   * cost is all there is. */
+  if (n < grain && dst->dtype == kout && nd_is_contiguous(dst)) {
+    char *p[ND_ITER_MAXOPS];
+    int64_t st[ND_ITER_MAXOPS];
+    int ok = 1;
+    p[0] = nd_data(dst);
+    st[0] = esize(kout);
+    for (int k = 0; k < nin && ok; k++) {
+      const nd_tensor *x = &ex[k];
+      int zero = 1;
+      for (int i = 0; i < x->ndim; i++) zero &= x->stride[i] == 0 || x->size[i] == 1;
+      ok = x->dtype == kin[k] && (zero || nd_is_contiguous(x));
+      p[k + 1] = nd_data(x);
+      st[k + 1] = zero && n > 1 ? 0 : esize(x->dtype);
+    }
+    if (ok) {
+      kernel(p, st, n, kctx);
+      return;
+    }
+  }
   job j;
   const nd_tensor *ops[ND_ITER_MAXOPS] = {dst};
   j.kernel = kernel;
