@@ -11,6 +11,7 @@ return function(ext)
   local ffi = ext.ffi
   if not ffi then return end
   local nd, methods, C, mt, lib = ext.nd, ext.methods, ext.C, ext.metatable, ext.lib
+  local writable = ext.writable
   local live = ext.live
   local c_get, c_set, c_item, c_totable = C.get, C.set, C.item, C.totable
   local select, type, tonumber = select, type, tonumber
@@ -151,7 +152,7 @@ return function(ext)
     local h = live(t)
     if h and n >= 1 then
       local off = offset(h, n - 1, ...)
-      if off and lib.has_internal_overlap(h) == 0 and write(h, off, (select(n, ...))) then
+      if off and writable(t, h) and write(h, off, (select(n, ...))) then
         return t
       end
       local v = select(n, ...)
@@ -272,7 +273,7 @@ return function(ext)
       local h = live(t)
       if h and h.ndim == 1 then
         local off = offset(h, 1, k)
-        if off and lib.has_internal_overlap(h) == 0 and write(h, off, v) then return end
+        if off and writable(t, h) and write(h, off, v) then return end
         if off and is_int(v) then return set(t, k, v) end
       end
     elseif tk == "table" then
@@ -280,7 +281,7 @@ return function(ext)
       local n = h and entries(k, h.ndim + 1)
       if n and n == h.ndim and n > 0 then
         local off = offset_of(h, k, n)
-        if off and lib.has_internal_overlap(h) == 0 and write(h, off, v) then return end
+        if off and writable(t, h) and write(h, off, v) then return end
       end
     end
     return newindex(t, k, v)

@@ -302,6 +302,17 @@ return function(ext)
     end
     ffi.metatype(OT, fwd)
   end
+  -- writable(t, h): the live t (header h) has no element reached twice
+  -- (an expand view's), so one element may be written. A header never
+  -- changes, so the answer is kept in the object: its nd_free_, which
+  -- only a userdata owner uses (src/lua/lnd.h).
+  local has_overlap, WRITABLE = lib.has_internal_overlap, ffi.cast("void *", 1)
+  function ext.writable(t, h)
+    if t.nd_free_ == WRITABLE then return true end
+    if has_overlap(h) ~= 0 then return false end
+    t.nd_free_ = WRITABLE
+    return true
+  end
   ext.ffi = ffi
   ext.lib = lib
   ext.live = live

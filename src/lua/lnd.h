@@ -22,7 +22,8 @@ typedef struct ndL_obj {
   uint64_t tag;   /* NDL_LIVE or NDL_DEAD (released) */
   nd_tensor *t;   /* owner: from the allocator hook, freed by __gc only;
                      view: inline, right after this struct */
-  nd_free_fn free;
+  nd_free_fn free; /* a userdata owner's header's; a cdata's: lua/ffi.lua's
+                      mark that its header has no internal overlap */
   void *ud;
   uint64_t kind;  /* NDL_VIEW, NDL_ANCHORED (see lobject.c) */
 } ndL_obj;
