@@ -105,4 +105,17 @@ describe("the tensor object", function()
     assert.same({ 0, 10, 20 }, { views[2][1], views[2][2], views[2][3] })
     assert.same({ 1, 4 }, views[6]:totable())
   end)
+
+  it("remembers a tensor is writable per object: an expanded view still refuses writes", function()
+    local t = nd.zeros(3)
+    for _ = 1, 3 do t:set(2, 5); t[3] = 6 end -- marked writable
+    local e = t:expand(2, 3)
+    for _ = 1, 3 do
+      assert_error_matches(function() e:set(1, 1, 5) end, "set", "single memory location")
+      assert_error_matches(function() e[{ 1, 1 }] = 5 end, "single memory location")
+    end
+    local row = t:view(1, 3)
+    row[{ 1, 1 }] = 4
+    assert.same({ 4, 5, 6 }, t:totable())
+  end)
 end)
