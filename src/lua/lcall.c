@@ -23,7 +23,9 @@ static void where(lua_State *L) {
   for (int level = 1; lua_getstack(L, level, &ar); level++) {
     lua_getinfo(L, "Sl", &ar);
     if (strncmp(ar.source, "@nd/", 4) == 0) continue;
-    if (alias && ar.what[0] == 'C') continue; /* call_as's own frame */
+    /* call_as's own frame, and Lua 5.1's mark of a tail call on the way
+     * to it (nd.lua's checked wrapper tail-calls the composite) */
+    if (alias && (ar.what[0] == 'C' || strcmp(ar.what, "tail") == 0)) continue;
     if (ar.currentline > 0) {
       lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
       return;
