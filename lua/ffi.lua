@@ -291,6 +291,7 @@ return function(ext)
   local arity = { __index = 2, __newindex = 3, __unm = 1, __len = 1, __tostring = 1,
     __call = -1, __concat = 2, __eq = 2, __lt = 2, __le = 2 }
   function ext.loaded()
+    shared.methods = ext.methods
     if shared.typed then return end
     shared.typed = true
     local mt, fwd = ext.metatable, {}
@@ -298,6 +299,15 @@ return function(ext)
       if k ~= "__gc" and k ~= "__close" and k ~= "__metatable" and k ~= "__name" then
         local f = forward[arity[k] or 2] -- the arithmetic ones take two
         fwd[k] = f and f(mt, k) or function(...) return mt[k](...) end
+      end
+    end
+    -- A string key is a method (nd.lua's rule): looked up here at once in
+    -- the latest loaded nd's methods, a call less for the interpreter.
+    local index = mt.__index ~= nil and fwd.__index
+    if index then
+      fwd.__index = function(t, k)
+        if type(k) == "string" then return shared.methods[k] end
+        return index(t, k)
       end
     end
     ffi.metatype(OT, fwd)

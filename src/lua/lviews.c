@@ -354,7 +354,9 @@ static int l_index(lua_State *L) {
 /* t[k] = v: fills (number, boolean) or copies (tensor, broadcast). */
 static int l_newindex(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "newindex");
-  nd_tensor *r = ndL_new_view(L, 1); /* index 4 */
+  /* The part written is never seen by Lua: a header on the C stack,
+   * holding no reference (t, at 1, keeps the storage). */
+  nd_tensor part = ND_UNSET, *r = &part;
   nd_err e = ndL_err();
   if (lua_type(L, 2) == LUA_TNUMBER) {
     if (t->ndim == 0) return ndL_error(L, "newindex: a 0-d tensor cannot be "
