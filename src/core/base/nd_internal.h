@@ -25,6 +25,12 @@
  * (*free_fn)(p, nbytes, *ud). */
 ND_EXPORT void *nd_hook_alloc(size_t nbytes, nd_free_fn *free_fn, void **ud);
 
+/* The element at off (in elements from the storage's start) set to the
+ * value at v, of dtype sdt, converted as every copy converts: nd_set's
+ * write, and the LuaJIT fast paths' (src/lua/lffi.c). */
+ND_EXPORT void nd_store(const nd_tensor *t, int64_t off, int sdt,
+                        const void *v);
+
 /* nd_binary over two tensors: the entry point of the LuaJIT FFI fast
  * path when both operands are tensors (no operands to fill in Lua). */
 static inline nd_status nd_binary_tensors(nd_err *e, nd_tensor *out,
@@ -42,9 +48,10 @@ static inline nd_status nd_binary_tensors(nd_err *e, nd_tensor *out,
  * conversion -- and any other as a double; -0.0 stays a double, since an
  * integer would lose its sign (bool * -0.0 is -0.0). */
 static inline int nd_whole(double d, int64_t *v) {
-  if (d != floor(d) || !(d >= -0x1p63 && d < 0x1p63) || (d == 0 && signbit(d)))
-    return 0;
-  *v = (int64_t)d;
+  if (!(d >= -0x1p63 && d < 0x1p63)) return 0; /* NaN too */
+  int64_t i = (int64_t)d; /* in range: truncates, no floor() call */
+  if ((double)i != d || (i == 0 && signbit(d))) return 0;
+  *v = i;
   return 1;
 }
 /* A number as an elementwise operand (a weak scalar: no tensor). */
