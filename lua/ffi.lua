@@ -94,7 +94,7 @@ return function(ext)
     ndffi2_operand = [[typedef struct ndffi2_operand {
       const ndffi2_tensor *t; int dtype; double f; int64_t i;
     } ndffi2_operand;]],
-    ndffi9_api = [[typedef struct ndffi9_api {
+    ndffi10_api = [[typedef struct ndffi10_api {
       void *(*data)(const ndffi2_tensor *);
       int (*has_internal_overlap)(const ndffi2_tensor *);
       int (*matmul_plan)(ndffi3_err *, ndffi2_plan *, const ndffi2_tensor *,
@@ -115,10 +115,17 @@ return function(ext)
       int (*math_binary)(ndffi3_err *, ndffi2_tensor *, int, int,
                          const ndffi2_operand *, const ndffi2_operand *);
       int (*math_unary)(ndffi3_err *, ndffi2_tensor *, int, int, const ndffi2_tensor *);
-    } ndffi9_api;]],
+      int (*view)(ndffi2_tensor *, const ndffi2_tensor *, int, int, double, double, double);
+      int64_t (*offset)(const ndffi2_tensor *, int, double, double, double, double);
+      void (*store)(const ndffi2_tensor *, int64_t, double);
+      void (*store_i64)(const ndffi2_tensor *, int64_t, int64_t);
+      int (*small_sized)(ndffi2_tensor *, int, int, const int64_t *);
+      int (*small_like)(ndffi2_tensor *, int, const ndffi2_tensor *, const ndffi2_tensor *);
+      int (*index)(ndffi2_tensor *, const ndffi2_tensor *, int, const double *);
+    } ndffi10_api;]],
   }
   local order = { "ndffi3_err", "ndffi2_storage", "ndffi2_tensor", "ndffi3_lobj",
-    "ndffi2_plan", "ndffi2_operand", "ndffi9_api" }
+    "ndffi2_plan", "ndffi2_operand", "ndffi10_api" }
   for _, name in ipairs(order) do
     if not pcall(ffi.typeof, name) then
       local decl = decls[name]:gsub("@D", consts.MAX_DIMS):gsub("@M", consts.ERR_MSG)
@@ -134,7 +141,7 @@ return function(ext)
     if not checked_below[cname] and (not n or ffi.sizeof(n) ~= size) then return end -- nd.h drifted: no FFI
   end
 
-  local lib = ffi.cast("const ndffi9_api *", C.ffi_api())
+  local lib = ffi.cast("const ndffi10_api *", C.ffi_api())
   local LIVE, DEAD, OWNER, VIEW, SMALL_KIND, small_mark = C.tags()
 
   -- The tensor object: every tensor is one cdata of this type -- the C
@@ -181,14 +188,13 @@ return function(ext)
     return o
   end
 
-  -- new_view(t, h): a view of the live tensor t (header h), a copy of h
-  -- for the caller to edit, kept alive with t's anchor in C's keep table
+  -- new_view(t): a view of the live tensor t, its header unset for the
+  -- caller to fill (lua/views.lua: C fills it), kept alive with t's anchor in C's keep table
   -- (C makes an owner's on its first view; a small tensor anchors
   -- itself, cached weakly on both sides: keep[t] = {t} would never go).
   local keep, c_anchor = C.view_keep, C.anchor
-  local copy, HSIZE = ffi.copy, sizes.nd_tensor
   local anchors = setmetatable({}, { __mode = "kv" })
-  function ext.new_view(t, h)
+  function ext.new_view(t)
     local a = keep[t]
     if a == nil then
       if t.nd_kind_ == SMALL_KIND then
@@ -199,10 +205,8 @@ return function(ext)
       end
     end
     local v = new_obj(VIEW, 0)
-    local vh = v.nd_h_
-    copy(vh, h, HSIZE) -- no loop over the dims (see lua/views.lua)
     keep[v] = a
-    return v, vh
+    return v, v.nd_h_
   end
   -- make(0, pool) and make(1, pool): a batch of owners for C to fill and
   -- of views for C to anchor, into pool; make(2, o): arming the small
@@ -222,11 +226,12 @@ return function(ext)
     return tag == LIVE or tag == DEAD
   end
 
-  -- new_small(dtype, nbytes): a small tensor of nbytes (1..SMALL) of
-  -- elements, and its header, storage set and dims unset for the caller.
-  -- ffi.new zero-fills it: its elements start at 0.
+  -- A new small tensor: its elements (zero-filled by ffi.new) inside the
+  -- object, its shape set by C (src/lua/lffi.c's small_like and
+  -- small_sized): small_like(dtype, h [, h2]) that of the row-major h (and
+  -- h2 of the same shape), small_sized(dtype, n, size) n sizes (an
+  -- int64_t array); nil when it would be empty or not fit.
   local mark, ceil = ffi.cast("void *", small_mark), math.ceil
-  local SMALL = 128
   local function new_small(dtype, nbytes)
     local o = new_obj(SMALL_KIND, ceil(nbytes / 8))
     local h, s = o.nd_h_, o.nd_s_
@@ -234,48 +239,16 @@ return function(ext)
     h.storage, h.dtype = s, dtype
     return o, h
   end
-
-  -- Is h row-major contiguous (size-1 dims' strides aside), of at most
-  -- two dims? No loops here, as in lua/views.lua.
-  local tonumber = tonumber
-  local function rowmajor(h)
-    local n = h.ndim
-    if n == 0 then return true end
-    if n == 1 then return h.stride[0] == 1 or h.size[0] == 1 end
-    if n ~= 2 then return false end
-    local c = h.size[1]
-    return (c == 1 or h.stride[1] == 1) and (h.size[0] == 1 or h.stride[0] == c)
-  end
-  ext.rowmajor = rowmajor
-  -- small(dtype, ndim, a, b): a new row-major small tensor of ndim (0 to
-  -- 2) sizes a, b (numbers), or nil when it would be empty or not fit.
-  local ESIZE = {}
-  for id, d in pairs(dtype) do ESIZE[id] = d.size end
-  local function small(dtype, n, a, b)
-    local es = ESIZE[dtype]
-    if n == 0 then
-      local o, r = new_small(dtype, es)
-      return o, r
-    end
-    if n == 1 then
-      if a < 1 or a * es > SMALL then return nil end
-      local o, r = new_small(dtype, a * es)
-      r.ndim, r.size[0], r.stride[0] = 1, a, 1
-      return o, r
-    end
-    if a < 1 or b < 1 or a * b * es > SMALL then return nil end
-    local o, r = new_small(dtype, a * b * es)
-    r.ndim, r.size[0], r.size[1], r.stride[0], r.stride[1] = 2, a, b, b, 1
+  local function small(shape, dtype, x, y)
+    local nb = shape(nil, dtype, x, y)
+    if nb == 0 then return nil end
+    local o, r = new_small(dtype, nb)
+    shape(r, dtype, x, y)
     return o, r
   end
-  ext.small = small
-  -- small_like(h, dtype): the same for h's shape (h row-major, at most
-  -- two dims).
-  function ext.small_like(h, dtype)
-    local n = h.ndim
-    if n > 2 or not rowmajor(h) then return nil end
-    return small(dtype, n, n > 0 and tonumber(h.size[0]) or 1, n > 1 and tonumber(h.size[1]) or 1)
-  end
+  local like, sized = lib.small_like, lib.small_sized
+  function ext.small_like(dtype, h, h2) return small(like, dtype, h, h2) end
+  function ext.small_sized(dtype, n, size) return small(sized, dtype, n, size) end
 
   -- Once every module has set its metamethods: the objects' metatable
   -- forwards each to the tensor metatable's current one (nd.use_ffi and

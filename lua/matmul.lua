@@ -28,12 +28,12 @@ return function(ext)
   local plans = setmetatable({}, { __mode = "k" })
   local weak_values = { __mode = "v" }
 
-  -- A new small result (ext.small) of operands of one float dtype, no C
+  -- A new small result (ext.small_sized) of operands of one float dtype, no C
   -- API call; nil leaves it to the binding. The core plans it (shape,
   -- dtype, BLAS call) as for a result it allocates itself: row-major at
   -- offset 0, as every small result is, so the plan for (a, b) is the
   -- plan for all of them, kept per a as plans are per out above.
-  local small, tonumber = ext.small, tonumber
+  local small = ext.small_sized
   local fresh = setmetatable({}, { __mode = "k" }) -- a -> { plan =, ops = { b = b } }
   local function new_small(a, b)
     local ha, hb = live(a), live(b)
@@ -43,13 +43,12 @@ return function(ext)
     local entry = fresh[a]
     if entry == nil or entry.ops.b ~= b then
       local plan = new_plan()
-      if lib.matmul_plan(err, plan, ha, hb, nil) ~= OK or plan.ndim > 2 then return nil end
+      if lib.matmul_plan(err, plan, ha, hb, nil) ~= OK then return nil end
       entry = { plan = plan, ops = setmetatable({ b = b }, weak_values) }
       fresh[a] = entry
     end
     local p = entry.plan
-    local n = p.ndim
-    local o, r = small(p.dtype, n, n > 0 and tonumber(p.size[0]) or 1, n > 1 and tonumber(p.size[1]) or 1)
+    local o, r = small(p.dtype, p.ndim, p.size)
     if o == nil then return nil end
     if lib.matmul_run(err, p, ha, hb, r) ~= OK then return nil end
     return o

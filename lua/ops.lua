@@ -59,18 +59,13 @@ return function(ext)
   -- operand exactly as lops.c's operand() makes it.
   local opnd = ffi.new("ndffi2_operand[2]")
   local scalar = lib.operand_number -- C's rule (nd_internal.h's nd_whole)
-  -- New results of float32/float64 operands of at most two dims, row-major,
-  -- whose elements fit a small tensor (ext.small_like): made here with no
-  -- C API call, no userdata and no finalizer; written by the core through
-  -- the FFI. Same dtype, shape and strides as the C binding's ND_NEW
-  -- result (which follows the inputs' memory order: row-major here).
-  local small_like, rowmajor = ext.small_like, ext.rowmajor
+  -- New results of float32/float64 row-major operands of one shape whose
+  -- elements fit a small tensor (ext.small_like): made here with no C API
+  -- call, no userdata and no finalizer; written by the core through the
+  -- FFI. Same dtype, shape and strides as the C binding's ND_NEW result
+  -- (which follows the inputs' memory order: row-major here).
+  local small_like = ext.small_like
   local BOOL = ext.dtype_id.bool
-  local function same_shape(ha, hb)
-    local n = ha.ndim
-    if hb.ndim ~= n or n > 2 then return false end
-    return (n == 0 or ha.size[0] == hb.size[0]) and (n < 2 or ha.size[1] == hb.size[1])
-  end
   -- a op b as a new small tensor, or nil (then the C binding does it);
   -- tobool: op's result is bool (else, of float operands, their dtype).
   local function new_binary(fam, op, tobool, a, b)
@@ -80,11 +75,11 @@ return function(ext)
     d = h.dtype
     if not is_float(d) then return nil end
     if ha and hb then
-      if hb.dtype ~= d or not same_shape(ha, hb) or not rowmajor(hb) then return nil end
+      if hb.dtype ~= d then return nil end
     elseif type(ha and b or a) ~= "number" then
       return nil
     end
-    local o, r = small_like(h, tobool and BOOL or d)
+    local o, r = small_like(tobool and BOOL or d, h, ha and hb)
     if o == nil then return nil end
     if ha and hb then
       if fam.tensors(err, r, OUT, op, ha, hb) ~= OK then return nil end
@@ -186,7 +181,7 @@ return function(ext)
       local ha = live(a)
       if ha ~= nil and is_float(ha.dtype) then
         if out == nil then
-          local o, r = small_like(ha, tobool and BOOL or ha.dtype)
+          local o, r = small_like(tobool and BOOL or ha.dtype, ha)
           if o ~= nil and unary(err, r, OUT, op, ha) == OK then return o end
         else
           local ho = live(out)
@@ -219,7 +214,7 @@ return function(ext)
   local function clone(a)
     local ha = live(a)
     if ha ~= nil then
-      local o, r = small_like(ha, ha.dtype)
+      local o, r = small_like(ha.dtype, ha)
       if o ~= nil and lib.copy(err, r, ha) == OK then return o end
     end
     return c_clone(a)

@@ -1,18 +1,23 @@
 -- Constructors of small tensors under LuaJIT: nd.empty, nd.zeros, nd.ones
 -- and nd.full of one or two sizes whose elements fit a small tensor
--- (lua/ffi.lua's ext.small: one cdata, no finalizer, no C API call) are
+-- (lua/ffi.lua's ext.small_sized: one cdata, no finalizer, no C API call) are
 -- made here. Anything else -- more dims, sizes that are not positive
 -- integers, unknown dtypes, bigger tensors -- goes to the C binding,
 -- which makes it or raises the error naming the function. Like
 -- lua/views.lua, no loops.
 return function(ext)
-  if not ext.small then return end
-  local nd, small, lib, err = ext.nd, ext.small, ext.lib, ext.err
+  if not ext.small_sized then return end
+  local nd, small_sized, lib, err = ext.nd, ext.small_sized, ext.lib, ext.err
+  local dims = ext.ffi.new("int64_t[2]")
+  local function small(dtype, n, a, b)
+    dims[0], dims[1] = a, b or 1
+    return small_sized(dtype, n, dims)
+  end
   local type, floor, rawget = type, math.floor, rawget
   local DTYPE, OK = ext.dtype_id, ext.consts.status.OK
   local FLOAT64, BOOL = DTYPE.float64, DTYPE.bool -- the defaults, as lconstruct.c's
 
-  local function whole(v) return type(v) == "number" and v >= 1 and v == floor(v) end
+  local function whole(v) return type(v) == "number" and v >= 1 and v < 2 ^ 53 and v == floor(v) end
   -- Sizes as a table of one or two (no holes), or nil; read raw, as C
   -- reads them.
   local function listed(s)

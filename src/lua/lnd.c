@@ -40,14 +40,14 @@ int64_t ndL_optint(lua_State *L, int idx, const char *fn, const char *what,
 }
 
 static int64_t position(lua_State *L, int64_t p, int64_t n, const char *fn,
-                        const char *what, int64_t hi) {
+                        const char *what) {
   if (p == 0)
     ndL_error(L, "%s: %s 0 is invalid (positions start at 1; -1 is the last)",
                fn, what);
-  int64_t q = p < 0 ? n + p : p - 1;
-  if (q < 0 || q >= hi)
+  int64_t q = ndL_pos(p, n);
+  if (q < 0)
     ndL_error(L, "%s: %s %lld out of range (valid: 1..%lld or -%lld..-1)", fn,
-               what, (long long)p, (long long)hi, (long long)n);
+               what, (long long)p, (long long)n, (long long)n);
   return q;
 }
 
@@ -56,12 +56,12 @@ int ndL_dim(lua_State *L, int idx, int ndim, const char *fn) {
   if (ndim == 0)
     ndL_error(L, "%s: dim %lld out of range for a 0-d tensor", fn,
                (long long)p);
-  return (int)position(L, p, ndim, fn, "dim", ndim);
+  return (int)position(L, p, ndim, fn, "dim");
 }
 
 int64_t ndL_index(lua_State *L, int idx, int64_t n, const char *fn,
                   const char *what) {
-  return position(L, ndL_int(L, idx, fn, what), n, fn, what, n);
+  return position(L, ndL_int(L, idx, fn, what), n, fn, what);
 }
 
 static int sizes(lua_State *L, int idx, const char *fn, int64_t *size,
@@ -217,6 +217,7 @@ static int l_modules(lua_State *L) {
 int ndL_open(lua_State *L, void (*areas)(lua_State *L)) {
   lua_newtable(L); /* C: the raw functions, which lua/nd.lua arranges */
   ndL_open_object(L);
+  ndL_open_ffi(L);
   ndL_open_call(L);
   areas(L);
   lua_pushcfunction(L, l_modules);

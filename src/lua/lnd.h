@@ -109,6 +109,25 @@ void ndL_charge(lua_State *L, const nd_tensor *t);
 int64_t ndL_int(lua_State *L, int idx, const char *fn, const char *what);
 int64_t ndL_optint(lua_State *L, int idx, const char *fn, const char *what,
                    int64_t def);
+/* A position p among n (1..n, or -n..-1 from the end) as a 0-based one,
+ * or -1 when it is not one: the rule of every dim and index argument. */
+static inline int64_t ndL_pos(int64_t p, int64_t n) {
+  if (p > 0 && p <= n) return p - 1;
+  if (p < 0 && p >= -n) return n + p;
+  return -1;
+}
+/* An index table's entry: a number (m = -1, v[0]) or a range {first,
+ * last, step} of m (0..3) entries. */
+typedef struct ndL_entry {
+  int m;
+  int64_t v[3];
+} ndL_entry;
+/* r = t indexed by the n entries x (n <= t->ndim), t[{...}]'s rule
+ * (lpos.c): r borrows t's storage; *numbers counts the number entries.
+ * Errors name fn. */
+nd_status ndL_index_entries(nd_err *e, nd_tensor *r, const nd_tensor *t,
+                            int n, const ndL_entry *x, const char *fn,
+                            int *numbers);
 /* A 1-based (or negative) position among n, as a 0-based one. */
 int ndL_dim(lua_State *L, int idx, int ndim, const char *fn);
 int64_t ndL_index(lua_State *L, int idx, int64_t n, const char *fn,
@@ -209,6 +228,11 @@ int luaopen_nd(lua_State *L);
 /* The object and call functions, metatables and tables into the table on
  * top (lobject.c, lcall.c; ndL_open calls them first). */
 void ndL_open_object(lua_State *L);
+void ndL_open_ffi(lua_State *L);
+/* A small tensor's elements fit in this many bytes inside its object. */
+#define NDL_SMALL 128
+/* The finalizer lua/ffi.lua gives a cdata owner and an armed small tensor. */
+void ndL_obj_gc(void *p);
 void ndL_open_call(lua_State *L);
 /* luaopen_nd's body (lnd.c): the C functions' table, which
  * areas(L) fills, and the Lua layer run over it. linit.c passes the list

@@ -481,7 +481,7 @@ static int l_struct_sizes(lua_State *L) {
 
 /* The finalizer lua/ffi.lua gives a cdata owner (its storage reference)
  * and an armed small tensor (the storage its elements moved to). */
-static void obj_gc(void *p) {
+void ndL_obj_gc(void *p) {
   ndL_obj *o = p;
   if (o->kind & NDL_INLINE) {
     nd_storage *s = o->ud;
@@ -490,44 +490,6 @@ static void obj_gc(void *p) {
   } else {
     drop(o);
   }
-}
-
-/* The C functions lua/ffi.lua calls, handed over as one pointer so the FFI
- * needs no symbol lookup (a host linking nd statically, without
- * -rdynamic, keeps the fast paths). Append only: ffi.lua declares it. */
-static const struct {
-  void *(*data)(const nd_tensor *);
-  int (*has_internal_overlap)(const nd_tensor *);
-  nd_status (*matmul_plan)(nd_err *, nd_blas_plan *, const nd_tensor *,
-                           const nd_tensor *, const nd_tensor *);
-  nd_status (*matmul_run)(nd_err *, const nd_blas_plan *, const nd_tensor *,
-                          const nd_tensor *, const nd_tensor *);
-  nd_status (*binary_tensors)(nd_err *, nd_tensor *, int, int,
-                              const nd_tensor *, const nd_tensor *);
-  nd_status (*binary)(nd_err *, nd_tensor *, int, int, const nd_operand *,
-                      const nd_operand *);
-  nd_status (*unary)(nd_err *, nd_tensor *, int, int, const nd_tensor *);
-  nd_status (*fill)(nd_err *, const nd_tensor *, double);
-  nd_status (*fill_i64)(nd_err *, const nd_tensor *, int64_t);
-  void (*obj_gc)(void *);
-  void (*operand_number)(nd_operand *, double);
-  nd_status (*fill_number)(nd_err *, const nd_tensor *, double);
-  nd_status (*copy)(nd_err *, const nd_tensor *, const nd_tensor *);
-  nd_status (*math_binary)(nd_err *, nd_tensor *, int, int, const nd_operand *,
-                           const nd_operand *);
-  nd_status (*math_unary)(nd_err *, nd_tensor *, int, int, const nd_tensor *);
-} ffi_api = {nd_data,        nd_has_internal_overlap,
-             nd_matmul_plan, nd_matmul_run,
-             nd_binary_tensors, nd_binary,
-             nd_unary,       nd_fill,
-             nd_fill_i64,    obj_gc,
-             nd_operand_number, nd_fill_number,
-             nd_copy,        nd_math_binary,
-             nd_math_unary};
-
-static int l_ffi_api(lua_State *L) {
-  lua_pushlightuserdata(L, (void *)&ffi_api);
-  return 1;
 }
 
 /* The tags lua/ffi.lua compares (below 2^53: exact as numbers), the
@@ -552,7 +514,7 @@ void ndL_open_object(lua_State *L) {
                                 {NULL, NULL}};
   static const luaL_Reg fns[] = {{"release", l_release}, {"state", l_state},
                                  {"check", l_check}, {"tags", l_tags},
-                                 {"ffi_api", l_ffi_api}, {"anchor", l_anchor},
+                                 {"anchor", l_anchor},
                                  {"set_maker", l_set_maker}, {"arm", l_arm},
                                  {NULL, NULL}};
   ndL_register(L, fns);

@@ -97,11 +97,10 @@ static void indices(lua_State *L, const nd_tensor *t, int idx, int64_t *ix,
   }
   for (int i = 0; i < t->ndim; i++) {
     int64_t p = ndL_int(L, idx + i, fn, "index"), n = t->size[i];
-    if (p == 0 || p > n || p < -n)
+    if ((ix[i] = ndL_pos(p, n)) < 0)
       ndL_error(L, "%s: index %lld out of range for dim %d of size %lld "
                  "(valid: 1..%lld or -%lld..-1)", fn, (long long)p, i + 1,
                  (long long)n, (long long)n, (long long)n);
-    ix[i] = p < 0 ? n + p : p - 1;
   }
 }
 

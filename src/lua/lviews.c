@@ -212,19 +212,6 @@ static int l_as_strided(lua_State *L) {
 }
 
 /* ---- table indexing: t[{...}] ---- */
-/* A range bound (1-based, negative from the end) as a 0-based position;
- * positions -1 .. n are let through for empty ranges, others raise. Only
- * the last bound of {1, 0} (the empty range {k, k-1} with k = 1) may be 0. */
-static int64_t range_bound(lua_State *L, int64_t v, int64_t n, const char *fn,
-                           int k, const int64_t *r) {
-  if (v == 0 && v == r[1] && r[0] == 1 && r[2] > 0) return -1;
-  if (v == 0 || v > n + 1 || v < -n - 1)
-    ndL_error(L, "%s: range {%lld,%lld,%lld} out of bounds for dim %d of "
-               "size %lld", fn, (long long)r[0], (long long)r[1],
-               (long long)r[2], k, (long long)n);
-  return v < 0 ? n + v : v - 1;
-}
-
 /* The entries of an index or range table: those before its first nil,
  * as ipairs reads them (LuaJIT compiles that for a table it need not
  * build, where `#` makes it build m[{i, j}]'s table; lua/views.lua and
@@ -253,8 +240,9 @@ static int entries(lua_State *L, int idx, int upto, int *hole) {
  * of a tensor of at least one dim was selected by a number. */
 static int apply_index(lua_State *L, const nd_tensor *t, int idx,
                        nd_tensor *r, const char *fn) {
-  int hole, d = 0, numbers = 0;
+  int hole, numbers;
   int n = entries(L, idx, t->ndim + 1, &hole);
+  ndL_entry x[ND_MAX_DIMS];
   nd_err e = ndL_err();
   if (hole)
     return ndL_error(L, "%s: index entry %d must be a number or a range "
@@ -262,66 +250,34 @@ static int apply_index(lua_State *L, const nd_tensor *t, int idx,
   if (n > t->ndim)
     return ndL_error(L, "%s: %d index entries for a tensor of %d dims", fn,
                       n, t->ndim);
-  *r = *t;
   for (int k = 1; k <= n; k++) {
     lua_rawgeti(L, idx, k);
     int top = lua_gettop(L), ty = lua_type(L, top);
-    int64_t size = r->size[d];
-    nd_status st;
+    ndL_entry *en = &x[k - 1];
     if (ty == LUA_TNUMBER) {
-      int64_t i = ndL_int(L, top, fn, "index");
-      if (i == 0 || i > size || i < -size)
-        return ndL_error(L, "%s: index %lld out of range for dim %d of "
-                          "size %lld", fn, (long long)i, k, (long long)size);
-      st = nd_select(&e, r, r, d, i < 0 ? size + i : i - 1);
-      numbers++;
+      en->m = -1;
+      en->v[0] = ndL_int(L, top, fn, "index");
     } else if (ty == LUA_TTABLE) {
-      int m = entries(L, top, 4, &hole);
-      int64_t v[3] = {1, -1, 1}, first, last, count;
+      en->m = entries(L, top, 4, &hole);
       if (hole) { /* {first, nil, step}: the nil is the entry at fault */
         lua_rawgeti(L, top, hole);
         ndL_int(L, -1, fn, hole == 3 ? "step" : "range bound");
       }
-      if (m > 3)
+      if (en->m > 3)
         return ndL_error(L, "%s: a range has at most 3 entries {first, "
-                          "last, step}, entry %d has %d", fn, k, m);
-      for (int j = 0; j < m; j++) {
+                          "last, step}, entry %d has %d", fn, k, en->m);
+      for (int j = 0; j < en->m; j++) {
         lua_rawgeti(L, top, j + 1);
-        v[j] = ndL_int(L, -1, fn, j == 2 ? "step" : "range bound");
+        en->v[j] = ndL_int(L, -1, fn, j == 2 ? "step" : "range bound");
         lua_pop(L, 1);
       }
-      if (m == 1) v[1] = v[0];
-      if (v[2] == 0)
-        return ndL_error(L, "%s: range step must not be 0 (entry %d)", fn, k);
-      if (m == 0) { /* the whole dim, empty or not */
-        first = 0;
-        count = size;
-      } else {
-        first = range_bound(L, v[0], size, fn, k, v);
-        last = range_bound(L, v[1], size, fn, k, v);
-        int64_t span = v[2] > 0 ? last - first : first - last;
-        /* |step| >= 1 and span <= n + 1: no overflow here; a negative
-         * step divides as is (-INT64_MIN is undefined). */
-        count = span < 0 ? 0 : (v[2] > 0 ? span / v[2] : -(span / v[2])) + 1;
-        if (count > 0 ? first < 0 || first >= size || last < 0 ||
-                            last >= size
-                      : first < 0 || first > size || last < -1 ||
-                            last >= size)
-          return ndL_error(L, "%s: range {%lld,%lld,%lld} out of bounds "
-                            "for dim %d of size %lld", fn, (long long)v[0],
-                            (long long)v[1], (long long)v[2], k,
-                            (long long)size);
-      }
-      st = nd_slice(&e, r, r, d, count ? first : 0, v[2], count);
-      d++;
     } else {
       return ndL_error(L, "%s: index entry %d must be a number or a range "
                         "table, got %s", fn, k, luaL_typename(L, top));
     }
     lua_pop(L, 1);
-    if (st) ndL_raise(L, &e);
-    ndL_borrow(r); /* the core edits r in place (a local copy inside) */
   }
+  if (ndL_index_entries(&e, r, t, n, x, fn, &numbers)) ndL_raise(L, &e);
   return numbers == t->ndim && t->ndim > 0;
 }
 

@@ -1,0 +1,156 @@
+-- LuaJIT's fast paths for views and elements (lua/views.lua,
+-- lua/elements.lua) hand Lua's arguments to C through the FFI
+-- (src/lua/lffi.c), which applies the classic binding's rules. Every
+-- call must give what the classic binding gives (nd.use_ffi(false)):
+-- the same view (sizes, strides, offset, storage) or element, or the
+-- same error.
+local nd = require "nd"
+local unpack = unpack or table.unpack
+
+describe("fast views and elements", function()
+  if not (jit and nd.use_ffi()) then
+    it("are LuaJIT's with the JIT on (nothing to compare here)", function()
+      assert.is_true(nd.is_tensor(nd.zeros(3, 4):t()))
+    end)
+    return
+  end
+  after_each(function() nd.use_ffi(true) end)
+
+  -- What a call gives: a tensor's layout and storage, a value, or the error.
+  local function outcome(base, f)
+    local ok, r = pcall(f)
+    if not ok then return { "error", tostring(r) } end
+    if nd.is_tensor(r) then
+      return { "tensor", r:size(), r:stride(), r:storage_offset(), r:dtype(),
+               r:same_storage(base), tostring(r) }
+    end
+    return { "value", type(r), tostring(r) }
+  end
+  local function both(base, f)
+    nd.use_ffi(true)
+    local fast = outcome(base, f)
+    nd.use_ffi(false)
+    local slow = outcome(base, f)
+    nd.use_ffi(true)
+    return fast, slow
+  end
+
+  local bases = {
+    { "3x4", function() return nd.arange(12):view(3, 4) end },
+    { "3x4 transposed", function() return nd.arange(12):view(3, 4):t() end },
+    { "2x3x4", function() return nd.arange(24, "float32"):view(2, 3, 4) end },
+    { "2x3x4 sliced", function() return nd.arange(48):view(4, 3, 4):narrow(1, 2, 2) end },
+    { "vector of 5", function() return nd.arange(5, "int32") end },
+    { "0-d", function() return nd.tensor(7) end },
+    { "small 2x2", function() return nd.ones(2, 2) end },
+    { "expanded", function() return nd.arange(3):expand(2, 3) end },
+    { "empty 0x3", function() return nd.zeros(0, 3) end },
+    { "4-d", function() return nd.zeros(2, 1, 3, 2) end },
+  }
+  local N = { 1, 2, 3, -1, -2, -4, 0, 4, 5, 2.5, -0.0, 0 / 0, 1 / 0, 2 ^ 62, "1", true }
+  local calls = {}
+  local function add(name, args) calls[#calls + 1] = { name, args } end
+  for _, a in ipairs(N) do
+    add("select", { 1, a }); add("select", { a, 1 }); add("unsqueeze", { a })
+    add("squeeze", { a }); add("transpose", { 1, a }); add("movedim", { a, 2 })
+    add("view", { a }); add("view", { a, -1 }); add("view", { 2, a, 2 })
+    add("expand", { a, 3 }); add("narrow", { 1, a, 1 }); add("narrow", { 2, 1, a })
+    add("narrow", { a, 1, 1 }); add("unfold", { 1, a, 1 }); add("unfold", { a, 2, 1 })
+    add("diagonal", { a }); add("diagonal", { 0, 1, a }); add("flip", { a })
+    add("permute", { a, 1 }); add("permute", { 2, 1, a }); add("index", { a })
+  end
+  add("t", {}); add("squeeze", {}); add("flip", {}); add("diagonal", {})
+  add("view", { 12 }); add("view", { 4, 3 }); add("view", { 2, 2, 3 }); add("view", { 3, -1 })
+  add("expand", { 2, 3, 4 }); add("expand", { -1, -1 }); add("permute", { 2, 1 })
+  add("permute", { 3, 1, 2 }); add("flip", { 1, 2 }); add("unfold", { 2, 2, 2 })
+  add("narrow", { 2, -2, 2 }); add("narrow", { 1, 4, 0 }); add("narrow", { 1, -4, 1 })
+  add("select", { 2, -1 }); add("view", { 2, nil, 3 }); add("narrow", { 1, 1, 1, 9 })
+
+  it("every view of C.fviews, and t[i], is the classic binding's", function()
+    local n = 0
+    for _, b in ipairs(bases) do
+      local base = b[2]()
+      for _, c in ipairs(calls) do
+        local name, args = c[1], c[2]
+        local f
+        if name == "index" then
+          f = function() return base[args[1]] end
+        else
+          f = function() return base[name](base, unpack(args, 1, table.maxn(args))) end
+        end
+        local fast, slow = both(base, f)
+        assert.same(slow, fast, b[1] .. ":" .. name .. "(" .. table.concat((function()
+          local s = {}
+          for i = 1, table.maxn(args) do s[i] = tostring(args[i]) end
+          return s
+        end)(), ", ") .. ")")
+        n = n + 1
+      end
+    end
+    assert.is_true(n > 1000)
+  end)
+
+  it("every index table is read as the classic binding reads it", function()
+    local keys = {
+      { 1, 2 }, { -1, -1 }, { 2 }, { {}, 2 }, { 2, {} }, { {}, { 1, -1, 2 } },
+      { { 2, 3 }, { 1 } }, { { 3, 1, -1 } }, { { 1, 0 } }, { { 2, 1 } }, { { 1, 5 } },
+      { { 1, -1, 0 } }, { 1, nil, 2 }, { nil, 1 }, { { 1, nil, 2 } }, { { 1, 2, 3, 4 } },
+      { 1, 2, 3 }, { 1, 2, 3, 4, 5 }, { 0 }, { 4, 1 }, { 2.5 }, { "1" }, { true },
+      { -0.0, 1 }, { { -0.0 } }, { {}, {}, {} }, { { 2 }, { 2 }, { 1, 2 } }, {},
+      { { 0 / 0 } }, { 1, { 2, 2 } }, { 1, 1, 1, 1 }, { 2, 1, 3, { 1, 2 } },
+    }
+    for _, b in ipairs(bases) do
+      local base = b[2]()
+      for i, k in ipairs(keys) do
+        local fast, slow = both(base, function() return base[k] end)
+        assert.same(slow, fast, b[1] .. " key " .. i)
+      end
+    end
+  end)
+
+  it("get, set, item and element assignment are the classic binding's", function()
+    local values = { 1, -2, 2.5, -0.0, 0 / 0, 1 / 0, 300, 2 ^ 40, true, false, "x",
+                     nd.tensor(1), 2 ^ 63, -2 ^ 63 }
+    local dts = { "float64", "float32", "int32", "int64", "uint8", "bool" }
+    local pos = { { 1, 1 }, { -1, 2 }, { 3, 4 }, { 4, 1 }, { 1.5, 1 }, { 0, 1 }, { 1 },
+                  { 1, 1, 1 }, { "1", 1 }, { -0.0, 1 } }
+    for _, dt in ipairs(dts) do
+      for _, p in ipairs(pos) do
+        for _, v in ipairs(values) do
+          local outs = {}
+          for _, on in ipairs({ true, false }) do
+            nd.use_ffi(on)
+            local t = nd.zeros(3, 4, dt)
+            local args = { unpack(p) }
+            args[#p + 1] = v
+            local r1 = outcome(t, function() return t:set(unpack(args, 1, #p + 1)) end)
+            local r3 = outcome(t, function() return t:get(unpack(p)) end)
+            local r2 = outcome(t, function() t[p] = v end)
+            local r4 = outcome(t, function() return t[p] end)
+            outs[on] = { r1, r2, r3, r4, tostring(t) }
+          end
+          nd.use_ffi(true)
+          assert.same(outs[false], outs[true], dt .. " " .. tostring(p[1]) .. "," .. tostring(p[2]) .. " " .. tostring(v))
+        end
+      end
+    end
+    for _, b in ipairs(bases) do
+      local base = b[2]()
+      local fast, slow = both(base, function() return base:item() end)
+      assert.same(slow, fast, b[1])
+      fast, slow = both(base, function() return base[2] end)
+      assert.same(slow, fast, b[1])
+    end
+  end)
+
+  it("int64 elements beyond 2^53 are read and written exactly", function()
+    local ffi = require "ffi"
+    local t = nd.zeros(2, 2, "int64")
+    t:set(1, 2, ffi.new("int64_t", 2) ^ 60 + 1)
+    t[{ 2, 1 }] = -(ffi.new("int64_t", 2) ^ 59) - 3
+    assert.equals(ffi.new("int64_t", 2) ^ 60 + 1, t:get(1, 2))
+    assert.equals(-(ffi.new("int64_t", 2) ^ 59) - 3, t[{ 2, 1 }])
+    assert.equals(ffi.new("int64_t", 2) ^ 60 + 1, t:t():totable()[2][1])
+    assert.equals(2 ^ 53, nd.tensor({ 2 ^ 53 }, "int64"):totable()[1])
+  end)
+end)

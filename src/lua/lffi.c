@@ -1,0 +1,311 @@
+/* The C half of LuaJIT's fast paths: the functions lua/ffi.lua reaches
+ * through the FFI, handed over as one table of pointers (ffi_api). Lua
+ * passes its own arguments (numbers, 1-based positions, negatives from
+ * the end) and C applies the rules the classic binding applies -- the
+ * positions of lnd.h, the core's views, nd_is_contiguous, the element
+ * conversion -- so no geometry and no bound lives in Lua. Each returns
+ * whether it did the work; when it did not, Lua calls the classic
+ * function, which does it or raises the error naming the function. */
+#include "lnd.h"
+#include <string.h>
+
+/* The used part of s's header into d (the core's views copy no more). */
+static void head(nd_tensor *d, const nd_tensor *s) {
+  d->storage = s->storage;
+  d->offset = s->offset;
+  d->dtype = s->dtype;
+  d->ndim = s->ndim;
+  memcpy(d->size, s->size, (size_t)s->ndim * sizeof(int64_t));
+  memcpy(d->stride, s->stride, (size_t)s->ndim * sizeof(int64_t));
+}
+
+/* An integer argument: whole, within int64, not -0.0 (nd_whole). */
+static int whole(double d, int64_t *v) { return nd_whole(d, v); }
+
+/* A dim of t: 1..ndim or -ndim..-1, and 1 or -1 for a 0-d tensor as
+ * ndL_dim_of takes it; -1 when not one. */
+static int dim_of(double d, const nd_tensor *t) {
+  int64_t p;
+  if (!whole(d, &p)) return -1;
+  if (t->ndim == 0) return p == 1 || p == -1 ? 0 : -1;
+  return (int)ndL_pos(p, t->ndim);
+}
+/* A dim of n dims (ndL_dim), or a position in a dim of n (ndL_index). */
+static int64_t pos(double d, int64_t n) {
+  int64_t p;
+  return whole(d, &p) ? ndL_pos(p, n) : -1;
+}
+
+/* The views lua/views.lua makes through view(): its rows (C.fviews) name
+ * the methods it installs; "index" is t[i] of a tensor of 2 or more dims. */
+enum { V_T, V_TRANSPOSE, V_NARROW, V_SELECT, V_INDEX, V_UNSQUEEZE, V_SQUEEZE,
+       V_VIEW, V_EXPAND, V_PERMUTE, V_MOVEDIM, V_UNFOLD, V_DIAGONAL, V_FLIP };
+static const char *const view_names[] = {
+    "t", "transpose", "narrow", "select", "index", "unsqueeze", "squeeze",
+    "view", "expand", "permute", "movedim", "unfold", "diagonal", "flip", NULL};
+
+/* r (an unset header) becomes view op of t with the n (0..3) numbers a,
+ * b, c. 0 when done; nonzero leaves it to the classic function. The view
+ * borrows t's storage (its object's anchor keeps it, as lviews.c's views
+ * do): the core is handed t's header without its storage, so it takes no
+ * reference for the view to drop at once (two atomic operations, a
+ * tenth of the view's cost). */
+static int view(nd_tensor *r, const nd_tensor *base, int op, int n, double a,
+                double b, double c) {
+  const double x[3] = {a, b, c};
+  int64_t v[3], s;
+  int d[3], k = base->ndim;
+  nd_tensor h, *t = &h;
+  head(&h, base);
+  h.storage = NULL;
+  nd_err e;
+  e.code = ND_OK;
+  e.base = 1;
+  e.fn = NULL;
+  nd_status st;
+  switch (op) {
+  case V_T:
+    if (n != 0 || k > 2) return 1;
+    if (k < 2) {
+      head(r, t);
+      st = ND_OK;
+    } else {
+      st = nd_transpose(&e, r, t, 0, 1);
+    }
+    break;
+  case V_TRANSPOSE:
+  case V_MOVEDIM:
+    if (n != 2 || (d[0] = dim_of(a, t)) < 0 || (d[1] = dim_of(b, t)) < 0)
+      return 1;
+    st = op == V_TRANSPOSE ? nd_transpose(&e, r, t, d[0], d[1])
+                           : nd_movedim(&e, r, t, d[0], d[1]);
+    break;
+  case V_NARROW: /* start: 1..n+1, or from the end (-1 the last) */
+    if (n != 3 || (d[0] = (int)pos(a, k)) < 0 || !whole(b, &s) ||
+        !whole(c, &v[0]) || s == 0)
+      return 1;
+    if (s < 0) s += t->size[d[0]] + 1;
+    if (s < 1) return 1;
+    st = nd_narrow(&e, r, t, d[0], s - 1, v[0]);
+    break;
+  case V_SELECT:
+  case V_INDEX:
+    if (op == V_INDEX) b = a, a = 1, n++;
+    if (n != 2 || (d[0] = (int)pos(a, k)) < 0 ||
+        (v[0] = pos(b, t->size[d[0]])) < 0)
+      return 1;
+    st = nd_select(&e, r, t, d[0], v[0]);
+    break;
+  case V_UNSQUEEZE:
+    if (n != 1 || (d[0] = (int)pos(a, k + 1)) < 0) return 1;
+    st = nd_unsqueeze(&e, r, t, d[0]);
+    break;
+  case V_SQUEEZE:
+    if (n == 0 || (k == 0 && n == 1 && (a == 1 || a == -1))) {
+      st = nd_squeeze_all(&e, r, t);
+    } else {
+      if (n != 1 || (d[0] = (int)pos(a, k)) < 0) return 1;
+      st = nd_squeeze(&e, r, t, d[0]);
+    }
+    break;
+  case V_VIEW:
+  case V_EXPAND: /* sizes; -1 infers (view) or keeps (expand) one */
+    if (n < 1 || n > 3) return 1;
+    for (int i = 0; i < n; i++)
+      if (!whole(x[i], &v[i]) || v[i] < -1) return 1;
+    st = op == V_VIEW ? nd_view(&e, r, t, n, v) : nd_expand(&e, r, t, n, v);
+    break;
+  case V_PERMUTE:
+    if (n != k || n > 3) return 1;
+    for (int i = 0; i < n; i++)
+      if ((d[i] = (int)pos(x[i], k)) < 0) return 1;
+    st = nd_permute(&e, r, t, d);
+    break;
+  case V_UNFOLD:
+    if (n != 3 || (d[0] = (int)pos(a, k ? k : 1)) < 0 || !whole(b, &v[0]) ||
+        !whole(c, &v[1]))
+      return 1;
+    st = nd_unfold(&e, r, t, d[0], v[0], v[1]);
+    break;
+  case V_DIAGONAL: /* (offset = 0, dim1 = 1, dim2 = 2) */
+    v[0] = 0, d[0] = 0, d[1] = 1;
+    if (k < 2 || (n > 0 && !whole(a, &v[0])) ||
+        (n > 1 && (d[0] = (int)pos(b, k)) < 0) ||
+        (n > 2 && (d[1] = (int)pos(c, k)) < 0))
+      return 1;
+    st = nd_diagonal(&e, r, t, v[0], d[0], d[1]);
+    break;
+  case V_FLIP: /* no dims: all of them */
+    if (n == 0) {
+      if (k > 3) return 1;
+      for (n = 0; n < k; n++) d[n] = n;
+    } else {
+      for (int i = 0; i < n; i++)
+        if ((d[i] = dim_of(x[i], t)) < 0) return 1;
+    }
+    st = nd_flip(&e, r, t, n, d);
+    break;
+  default:
+    return 1;
+  }
+  if (st) return 1;
+  r->storage = base->storage;
+  return 0;
+}
+
+/* r = t[{...}] of the n (1..4) entries at x, four numbers each as
+ * lua/views.lua reads them: m (-1: a number, else a range of m entries),
+ * then the entry's numbers (ndL_entry). 0 when done; nonzero when an
+ * entry is not whole, the rule refuses, or every dim was selected (an
+ * element: the classic function reads it or raises). */
+static int index_view(nd_tensor *r, const nd_tensor *t, int n,
+                      const double *x) {
+  ndL_entry en[4];
+  int numbers;
+  if (n < 1 || n > 4 || n > t->ndim) return 1;
+  for (int k = 0; k < n; k++, x += 4) {
+    en[k].m = (int)x[0];
+    if (en[k].m < -1 || en[k].m > 3) return 1;
+    for (int j = 0; j < (en[k].m < 0 ? 1 : en[k].m); j++)
+      if (!whole(x[j + 1], &en[k].v[j])) return 1;
+  }
+  nd_err e;
+  e.code = ND_OK;
+  e.base = 1;
+  e.fn = NULL;
+  if (ndL_index_entries(&e, r, t, n, en, "index", &numbers) ||
+      numbers == t->ndim)
+    return 1;
+  return 0;
+}
+
+/* The element of t at the n (0..4) positions a, b, c, d, as an offset in
+ * elements from the storage's start; n = -1: item's (t of one element).
+ * -1 when they do not name one. */
+static int64_t offset(const nd_tensor *t, int n, double a, double b, double c,
+                      double d) {
+  if (n < 0) return nd_numel(t) == 1 ? t->offset : -1;
+  if (n != t->ndim || n > 4) return -1;
+  const double x[4] = {a, b, c, d};
+  int64_t off = t->offset;
+  for (int i = 0; i < n; i++) {
+    int64_t q = pos(x[i], t->size[i]);
+    if (q < 0) return -1;
+    off += q * t->stride[i];
+  }
+  return off;
+}
+
+/* A number written into the element at off, as set writes it (the scalar
+ * rule: a whole number as an int64, else a double, converted as every
+ * copy converts). */
+static void store(const nd_tensor *t, int64_t off, double v) {
+  int64_t i;
+  if (nd_whole(v, &i))
+    nd_store(t, off, ND_INT64, &i);
+  else
+    nd_store(t, off, ND_FLOAT64, &v);
+}
+static void store_i64(const nd_tensor *t, int64_t off, int64_t v) {
+  nd_store(t, off, ND_INT64, &v);
+}
+
+/* The shape of a new small tensor (lua/ffi.lua's new_small: its elements
+ * inside the object), row-major: t's own (t row-major, and u, when given,
+ * of the same shape and row-major too: the core's new results follow their
+ * operands' order), or the n sizes. Its bytes in dtype, 0 when it is empty
+ * or too big; with r, r's dims are set too. */
+static int small(nd_tensor *r, int dtype, int n, const int64_t *size) {
+  int64_t numel = 1;
+  if (n < 0 || n > ND_MAX_DIMS) return 0;
+  for (int i = 0; i < n; i++) {
+    if (size[i] < 1 || size[i] > NDL_SMALL) return 0;
+    numel *= size[i];
+    if (numel > NDL_SMALL) return 0;
+  }
+  int64_t bytes = numel * nd_dtype_size(dtype);
+  if (bytes > NDL_SMALL) return 0;
+  if (r) {
+    r->ndim = n;
+    int64_t st = 1;
+    for (int i = n - 1; i >= 0; st *= size[i], i--) {
+      r->size[i] = size[i];
+      r->stride[i] = st;
+    }
+  }
+  return (int)bytes;
+}
+static int small_sized(nd_tensor *r, int dtype, int n,
+                           const int64_t *size) {
+  return small(r, dtype, n, size);
+}
+static int small_like(nd_tensor *r, int dtype, const nd_tensor *t,
+                          const nd_tensor *u) {
+  if (!nd_is_contiguous(t)) return 0;
+  if (u) {
+    if (u->ndim != t->ndim || !nd_is_contiguous(u)) return 0;
+    for (int i = 0; i < t->ndim; i++)
+      if (u->size[i] != t->size[i]) return 0;
+  }
+  return small(r, dtype, t->ndim, t->size);
+}
+
+/* Append only: lua/ffi.lua declares it. */
+static const struct {
+  void *(*data)(const nd_tensor *);
+  int (*has_internal_overlap)(const nd_tensor *);
+  nd_status (*matmul_plan)(nd_err *, nd_blas_plan *, const nd_tensor *,
+                           const nd_tensor *, const nd_tensor *);
+  nd_status (*matmul_run)(nd_err *, const nd_blas_plan *, const nd_tensor *,
+                          const nd_tensor *, const nd_tensor *);
+  nd_status (*binary_tensors)(nd_err *, nd_tensor *, int, int,
+                              const nd_tensor *, const nd_tensor *);
+  nd_status (*binary)(nd_err *, nd_tensor *, int, int, const nd_operand *,
+                      const nd_operand *);
+  nd_status (*unary)(nd_err *, nd_tensor *, int, int, const nd_tensor *);
+  nd_status (*fill)(nd_err *, const nd_tensor *, double);
+  nd_status (*fill_i64)(nd_err *, const nd_tensor *, int64_t);
+  void (*obj_gc)(void *);
+  void (*operand_number)(nd_operand *, double);
+  nd_status (*fill_number)(nd_err *, const nd_tensor *, double);
+  nd_status (*copy)(nd_err *, const nd_tensor *, const nd_tensor *);
+  nd_status (*math_binary)(nd_err *, nd_tensor *, int, int, const nd_operand *,
+                           const nd_operand *);
+  nd_status (*math_unary)(nd_err *, nd_tensor *, int, int, const nd_tensor *);
+  int (*view)(nd_tensor *, const nd_tensor *, int, int, double, double,
+              double);
+  int64_t (*offset)(const nd_tensor *, int, double, double, double, double);
+  void (*store)(const nd_tensor *, int64_t, double);
+  void (*store_i64)(const nd_tensor *, int64_t, int64_t);
+  int (*small_sized)(nd_tensor *, int, int, const int64_t *);
+  int (*small_like)(nd_tensor *, int, const nd_tensor *,
+                        const nd_tensor *);
+  int (*index)(nd_tensor *, const nd_tensor *, int, const double *);
+} ffi_api = {nd_data,           nd_has_internal_overlap,
+             nd_matmul_plan,    nd_matmul_run,
+             nd_binary_tensors, nd_binary,
+             nd_unary,          nd_fill,
+             nd_fill_i64,       ndL_obj_gc,
+             nd_operand_number, nd_fill_number,
+             nd_copy,           nd_math_binary,
+             nd_math_unary,     view,
+             offset,            store,
+             store_i64,         small_sized,
+             small_like,        index_view};
+
+static int l_ffi_api(lua_State *L) {
+  lua_pushlightuserdata(L, (void *)&ffi_api);
+  return 1;
+}
+
+/* C.fviews: { name = id } of view(). */
+void ndL_open_ffi(lua_State *L) {
+  lua_pushcfunction(L, l_ffi_api);
+  lua_setfield(L, -2, "ffi_api");
+  lua_newtable(L);
+  for (int i = 0; view_names[i]; i++) {
+    lua_pushinteger(L, i);
+    lua_setfield(L, -2, view_names[i]);
+  }
+  lua_setfield(L, -2, "fviews");
+}
