@@ -51,9 +51,56 @@ static void make_scalar(cell *c, const nd_operand *o, int dt) {
   nd_convert(dt, c->v.b, 0, isf ? ND_FLOAT64 : ND_INT64,
              isf ? (const char *)&fv : (const char *)&iv, 0, 1);
   c->st = (nd_storage){&c->v, sizeof c->v, 1, NULL, NULL};
-  memset(&c->t, 0, sizeof c->t);
-  c->t.storage = &c->st;
+  c->t.storage = &c->st; /* 0-d: nothing reads its dims */
+  c->t.offset = 0;
   c->t.dtype = dt;
+  c->t.ndim = 0;
+}
+
+/* A call into out (or in place) of fewer elements than a task's, where
+ * out and every tensor operand are contiguous, of out's shape, in the
+ * kernel's dtypes, and each either out itself or apart from it: the
+ * kernel at once, scalars converted on the stack. At this size the
+ * per-call work of nd_ew_run (broadcasting, overlap checks, iteration)
+ * is the whole cost. 0 when the call is not one: the general path. A
+ * contiguous out has no element twice, so it is writable. */
+static int small_run(nd_tensor *out, int mode, int nin, const nd_operand *in,
+                     int rdt, const int *kin, int kout, nd_loop_fn kernel,
+                     void *kctx, int64_t grain) {
+  if ((mode != ND_OUT && mode != ND_INPLACE) || !out || !out->storage ||
+      out->dtype != kout || rdt != kout || !nd_is_contiguous(out))
+    return 0;
+  int64_t n = nd_numel(out), eo = esize(kout);
+  if (n == 0 || n >= grain) return 0;
+  union { double f; int64_t i; char b[8]; } v[ND_ITER_MAXOPS - 1];
+  char *p[ND_ITER_MAXOPS], *po = nd_data(out);
+  int64_t st[ND_ITER_MAXOPS];
+  p[0] = po;
+  st[0] = eo;
+  for (int k = 0; k < nin; k++) {
+    const nd_tensor *x = in[k].t;
+    if (!x) {
+      int isf = in[k].dtype == ND_FLOAT64;
+      nd_convert(kin[k], v[k].b, 0, isf ? ND_FLOAT64 : ND_INT64,
+                 isf ? (const char *)&in[k].f : (const char *)&in[k].i, 0, 1);
+      p[k + 1] = v[k].b;
+      st[k + 1] = 0;
+      continue;
+    }
+    if (!x->storage || x->dtype != kin[k] || x->ndim != out->ndim)
+      return 0;
+    for (int i = 0; i < x->ndim; i++) /* a few dims: no memcmp call */
+      if (x->size[i] != out->size[i]) return 0;
+    if (!nd_is_contiguous(x)) return 0;
+    char *px = nd_data(x);
+    int64_t ex = esize(x->dtype);
+    if (!(px == po && ex == eo) && px < po + n * eo && po < px + n * ex)
+      return 0; /* a partial overlap: computed aside by the general path */
+    p[k + 1] = px;
+    st[k + 1] = ex;
+  }
+  kernel(p, st, n, kctx);
+  return 1;
 }
 
 /* ---- execution ---- */
@@ -272,6 +319,8 @@ nd_status nd_ew_run(nd_err *e, const char *fn, nd_tensor *out, int mode,
   char b1[ND_SIZES_BUF], b2[ND_SIZES_BUF];
   int nd;
   int64_t size[ND_MAX_DIMS];
+  if (small_run(out, mode, nin, in, rdt, kin, kout, kernel, kctx, grain))
+    return ND_OK;
   for (int k = 0; k < nin; k++) {
     if (in[k].t) {
       ts[k] = in[k].t;

@@ -314,7 +314,7 @@ nd_status nd_math_binary(nd_err *e, nd_tensor *out, int mode, int op,
     return nd_fail(e, ND_EINVAL, "math_binary: %d is not a binary op", op);
   const char *fn = name_of(op, mode);
   if (nd_ew_check_mode(e, fn, mode)) return e->code;
-  nd_operand ops[2] = {*a, *b};
+  nd_operand ops[2] = {nd_opnd(a), nd_opnd(b)};
   int c = nd_common_type(2, ops), cls = classes[op];
   if (c < 0) return nd_fail(e, ND_EINVAL, "%s: expected a tensor operand", fn);
   int k = nd_dtype_kind(c), ct = c, rdt = c;
@@ -345,7 +345,7 @@ nd_status nd_lerp(nd_err *e, nd_tensor *out, int mode, const nd_operand *a,
                   const nd_operand *b, const nd_operand *w) {
   const char *fn = mode == ND_INPLACE ? "lerp_" : "lerp";
   if (nd_ew_check_mode(e, fn, mode)) return e->code;
-  nd_operand ops[3] = {*a, *b, *w};
+  nd_operand ops[3] = {nd_opnd(a), nd_opnd(b), nd_opnd(w)};
   int c = nd_common_type(3, ops);
   if (c < 0) return nd_fail(e, ND_EINVAL, "%s: expected a tensor operand", fn);
   if (nd_dtype_kind(c) != 'f')
@@ -362,7 +362,7 @@ nd_status nd_isclose(nd_err *e, nd_tensor *out, const nd_operand *a,
   if (!(rtol >= 0) || !(atol >= 0))
     return nd_fail(e, ND_EINVAL, "isclose: rtol %g and atol %g must be "
                    "non-negative", rtol, atol);
-  nd_operand ops[2] = {*a, *b};
+  nd_operand ops[2] = {nd_opnd(a), nd_opnd(b)};
   int c = nd_common_type(2, ops);
   if (c < 0) return nd_fail(e, ND_EINVAL, "isclose: expected a tensor operand");
   int ct = nd_dtype_kind(c) == 'f' ? c : ND_FLOAT64, kin[2] = {ct, ct};

@@ -94,7 +94,7 @@ nd_status nd_binary(nd_err *e, nd_tensor *out, int mode, int op,
     return nd_fail(e, ND_EINVAL, "binary: %d is not a binary op", op);
   const char *fn = nd_op_name_mode(op, mode);
   if (nd_ew_check_mode(e, fn, mode)) return e->code;
-  nd_operand ops[2] = {*a, *b};
+  nd_operand ops[2] = {nd_opnd(a), nd_opnd(b)};
   int rdt = nd_result_type(e, op, 2, ops);
   if (rdt < 0) return nd_err_name(e, fn); /* sub_, not sub */
   if (op == ND_POW) {
@@ -202,14 +202,14 @@ nd_status nd_clamp(nd_err *e, nd_tensor *out, int mode, const nd_tensor *a,
                    const nd_operand *lo, const nd_operand *hi) {
   const char *fn = mode == ND_INPLACE ? "clamp_" : "clamp";
   if (nd_ew_check_mode(e, fn, mode)) return e->code;
-  nd_operand ops[3] = {{a, 0, 0, 0}}, given[3];
-  int n = 0;
-  given[n++] = ops[0];
-  if (lo) given[n++] = *lo;
-  if (hi) given[n++] = *hi;
-  int rdt = nd_common_type(n, given);
-  ops[1] = lo ? *lo : no_bound(rdt, 1);
-  ops[2] = hi ? *hi : no_bound(rdt, 0);
+  /* Built in place (struct copies of fresh operands stall: nd_opnd). */
+  nd_operand ops[3] = {{a, 0, 0, 0}};
+  int n = 1;
+  if (lo) ops[n++] = nd_opnd(lo);
+  if (hi) ops[n++] = nd_opnd(hi);
+  int rdt = nd_common_type(n, ops);
+  if (!lo) ops[2] = nd_opnd(hi), ops[1] = no_bound(rdt, 1);
+  else if (!hi) ops[2] = no_bound(rdt, 0);
   int kin[3] = {rdt, rdt, rdt};
   return run(e, fn, out, mode, 3, ops, rdt, kin, rdt, nd_clamp_kernels[rdt],
              1 << 15);
@@ -222,9 +222,8 @@ nd_status nd_where(nd_err *e, nd_tensor *out, int mode, const nd_tensor *cond,
   if (cond->dtype != ND_BOOL)
     return nd_fail(e, ND_EINVAL, "where: the condition must be a bool "
                    "tensor, got %s", nd_dtype_name(cond->dtype));
-  nd_operand ab[2] = {*a, *b};
-  int rdt = nd_common_type(2, ab);
-  nd_operand ops[3] = {{cond, 0, 0, 0}, *a, *b};
+  nd_operand ops[3] = {{cond, 0, 0, 0}, nd_opnd(a), nd_opnd(b)};
+  int rdt = nd_common_type(2, ops + 1);
   int kin[3] = {ND_BOOL, rdt, rdt};
   return run(e, fn, out, mode, 3, ops, rdt, kin, rdt, nd_where_kernels[rdt],
              1 << 15);
