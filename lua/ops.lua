@@ -171,6 +171,39 @@ return function(ext)
     end
   end
 
+  -- clamp, where and lerp (C.fternary) into out or in place: each operand
+  -- a tensor, a number (C applies the scalar rule) or nil (clamp's
+  -- missing bound); new results, other operands and whatever C refuses go
+  -- to the classic function, which raises the error.
+  local ternary = lib.ternary
+  local function usable(v) return v == nil or type(v) == "number" or live(v) ~= nil end
+  local function call(o, mode, id, a, b, c)
+    if not (usable(a) and usable(b) and usable(c)) then return false end
+    local ha, hb, hc = live(a), live(b), live(c)
+    local absent = (a == nil and 1 or 0) + (b == nil and 2 or 0) + (c == nil and 4 or 0)
+    return ternary(err, o, mode, id, ha, ha and 0 or a or 0, hb, hb and 0 or b or 0,
+                   hc, hc and 0 or c or 0, absent) == OK
+  end
+  for name, id in pairs(C.fternary) do
+    local slow, slow_ = C[name], C[name .. "_"]
+    local function f(a, b, c, out)
+      local ho = out ~= nil and live(out)
+      if ho and call(ho, OUT, id, a, b, c) then return out end
+      return slow(a, b, c, out)
+    end
+    ext.fast(nd, name, f, slow)
+    ext.fast(methods, name, f, slow)
+    if slow_ then
+      local function f_(a, b, c)
+        local ha = live(a)
+        if ha and call(ha, INPLACE, id, a, b, c) then return a end
+        return slow_(a, b, c)
+      end
+      ext.fast(nd, name .. "_", f_, slow_)
+      ext.fast(methods, name .. "_", f_, slow_)
+    end
+  end
+
   -- Unary ops on float32/float64: a new small result, or into out.
   if not small_like then return end
   for _, row in ipairs(unops) do

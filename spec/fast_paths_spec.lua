@@ -153,4 +153,66 @@ describe("fast views and elements", function()
     assert.equals(ffi.new("int64_t", 2) ^ 60 + 1, t:t():totable()[2][1])
     assert.equals(2 ^ 53, nd.tensor({ 2 ^ 53 }, "int64"):totable()[1])
   end)
+
+  it("clamp, where and lerp into out and in place are the classic binding's", function()
+    local function mk(dt, v) return nd.tensor(v, dt) end
+    local operands = {
+      function(dt) return mk(dt, { -3, 0.5, 7 }) end,
+      function() return 2 end, function() return -1.5 end, function() return nil end,
+      function(dt) return mk(dt, { 1, 2, 3 }):view(3, 1):expand(3, 1):view(3) end,
+      function() return nd.tensor({ 1, 2 }) end, function() return "x" end,
+      function() return true end, function(dt) return mk(dt, { 4 }):expand(3) end,
+    }
+    local n = 0
+    for _, dt in ipairs({ "float32", "float64", "int32", "int64", "uint8" }) do
+      for _, fa in ipairs(operands) do
+        for _, fb in ipairs(operands) do
+          for _, name in ipairs({ "clamp", "where", "lerp" }) do
+            local outs = {}
+            for _, on in ipairs({ true, false }) do
+              nd.use_ffi(on)
+              local x = mk(dt, { -5, 1, 9 })
+              local cond = nd.tensor({ true, false, true })
+              local o = nd.zeros(3, dt)
+              local first = name == "where" and cond or x
+              local b, c = fa(dt), fb(dt)
+              local r1 = outcome(o, function() return nd[name](first, b, c, o) end)
+              local r2 = outcome(x, function() return x[name .. "_"] and x[name .. "_"](x, b, c) end)
+              outs[on] = { r1, r2, tostring(o), tostring(x) }
+            end
+            nd.use_ffi(true)
+            assert.same(outs[false], outs[true], name .. " " .. dt)
+            n = n + 1
+          end
+        end
+      end
+    end
+    assert.is_true(n > 1000)
+  end)
+
+  it("a small op into out computes what the general path computes", function()
+    -- out contiguous (the core's direct kernel call) against out a strided
+    -- view (the iterator), for every op of the table, float and integer.
+    local internal = require "nd.internal"
+    for _, row in ipairs(internal.optable) do
+      if row.family == "op" or row.family == "math" then
+        for _, dt in ipairs({ "float32", "float64", "int32" }) do
+          local a = nd.tensor({ 0.5, -2, 3 }):to(dt)
+          local b = nd.tensor({ 2, 1, -4 }):to(dt)
+          local args = row.arity == 2 and { a, b } or { a }
+          local ok, want = pcall(nd[row.name], unpack(args))
+          if ok and nd.is_tensor(want) then
+            local o1 = nd.zeros(3, want:dtype())
+            local o2 = nd.zeros(3, 2, want:dtype()):select(2, 1)
+            args[#args + 1] = o1
+            nd[row.name](unpack(args))
+            args[#args] = o2
+            nd[row.name](unpack(args))
+            assert.equals(tostring(o2:contiguous()), tostring(o1), row.name .. " " .. dt)
+            assert.equals(tostring(want), tostring(o1), row.name .. " " .. dt)
+          end
+        end
+      end
+    end
+  end)
 end)

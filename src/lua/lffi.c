@@ -179,6 +179,46 @@ static int index_view(nd_tensor *r, const nd_tensor *t, int n,
   return 0;
 }
 
+/* clamp, where and lerp into out or in place (mode); the rows of
+ * C.fternary name them. Each operand is a tensor (t[k]) or else the
+ * number x[k] (the scalar rule), and absent when bit k of `absent` is set
+ * (clamp's nil bound). A call the classic function would refuse fails
+ * here too, and the classic function raises it. */
+enum { T_CLAMP, T_WHERE, T_LERP };
+static void operand(nd_operand *o, const nd_tensor *t, double x) {
+  if (t) {
+    o->t = t;
+    o->dtype = t->dtype;
+  } else {
+    nd_operand_number(o, x);
+  }
+}
+static const char *const ternary_names[] = {"clamp", "where", "lerp", NULL};
+static nd_status ternary(nd_err *e, nd_tensor *out, int mode, int op,
+                         const nd_tensor *ta, double xa, const nd_tensor *tb,
+                         double xb, const nd_tensor *tc, double xc,
+                         int absent) {
+  nd_operand o[3];
+  operand(&o[0], ta, xa);
+  operand(&o[1], tb, xb);
+  operand(&o[2], tc, xc);
+  const nd_operand *a = &o[0], *pb = absent & 2 ? NULL : &o[1],
+                   *pc = absent & 4 ? NULL : &o[2];
+  e->code = ND_EINVAL; /* for the refusals below: the classic call explains */
+  if ((absent & 1) || (op != T_CLAMP && (!pb || !pc))) return e->code;
+  switch (op) {
+  case T_CLAMP:
+    if (!a->t || (!pb && !pc)) return e->code;
+    return nd_clamp(e, out, mode, a->t, pb, pc);
+  case T_WHERE:
+    if (!a->t || mode == ND_INPLACE) return e->code;
+    return nd_where(e, out, mode, a->t, pb, pc);
+  case T_LERP:
+    return nd_lerp(e, out, mode, a, pb, pc);
+  }
+  return e->code;
+}
+
 /* The element of t at the n (0..4) positions a, b, c, d, as an offset in
  * elements from the storage's start; n = -1: item's (t of one element).
  * -1 when they do not name one. */
@@ -281,6 +321,9 @@ static const struct {
   int (*small_like)(nd_tensor *, int, const nd_tensor *,
                         const nd_tensor *);
   int (*index)(nd_tensor *, const nd_tensor *, int, const double *);
+  nd_status (*ternary)(nd_err *, nd_tensor *, int, int, const nd_tensor *,
+                       double, const nd_tensor *, double, const nd_tensor *,
+                       double, int);
 } ffi_api = {nd_data,           nd_has_internal_overlap,
              nd_matmul_plan,    nd_matmul_run,
              nd_binary_tensors, nd_binary,
@@ -291,14 +334,15 @@ static const struct {
              nd_math_unary,     view,
              offset,            store,
              store_i64,         small_sized,
-             small_like,        index_view};
+             small_like,        index_view,
+             ternary};
 
 static int l_ffi_api(lua_State *L) {
   lua_pushlightuserdata(L, (void *)&ffi_api);
   return 1;
 }
 
-/* C.fviews: { name = id } of view(). */
+/* C.fviews: { name = id } of view(); C.fternary: of ternary(). */
 void ndL_open_ffi(lua_State *L) {
   lua_pushcfunction(L, l_ffi_api);
   lua_setfield(L, -2, "ffi_api");
@@ -308,4 +352,10 @@ void ndL_open_ffi(lua_State *L) {
     lua_setfield(L, -2, view_names[i]);
   }
   lua_setfield(L, -2, "fviews");
+  lua_newtable(L);
+  for (int i = 0; ternary_names[i]; i++) {
+    lua_pushinteger(L, i);
+    lua_setfield(L, -2, ternary_names[i]);
+  }
+  lua_setfield(L, -2, "fternary");
 }
