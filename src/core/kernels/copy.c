@@ -142,10 +142,38 @@ static int may_share_elements(const nd_tensor *dst, const nd_tensor *src) {
   return g == 0 ? diff == 0 : diff % g == 0;
 }
 
+/* dst and src contiguous, of one shape, fewer elements than one thread's
+ * share (bigger copies go to the thread pool), and apart (or the same
+ * elements): one memcpy or one conversion loop, without broadcasting,
+ * overlap checks or iteration -- a small clone's whole cost was those. A
+ * contiguous dst has no element twice: it is writable. */
+static int copy_flat(const nd_tensor *dst, const nd_tensor *src) {
+  if (!dst->storage || !src->storage || dst->ndim != src->ndim ||
+      !nd_is_contiguous(dst) || !nd_is_contiguous(src))
+    return 0;
+  for (int i = 0; i < dst->ndim; i++)
+    if (dst->size[i] != src->size[i]) return 0;
+  int64_t n = nd_numel(dst), ed = nd_dtype_size(dst->dtype),
+          es = nd_dtype_size(src->dtype);
+  char *d = nd_ptr(dst), *s = nd_ptr(src);
+  if (n >= 1 << 15) return 0;
+  if (n == 0 || d == s) return n == 0 || dst->dtype == src->dtype;
+  if (d < s + n * es && s < d + n * ed) return 0;
+  if (dst->dtype == src->dtype)
+    memcpy(d, s, (size_t)(n * ed));
+  else
+    nd_convert(dst->dtype, d, ed, src->dtype, s, es, n);
+  return 1;
+}
+
 nd_status nd_copy(nd_err *e, const nd_tensor *dst, const nd_tensor *src) {
   char b1[ND_SIZES_BUF], b2[ND_SIZES_BUF];
   nd_tensor s, tmp = ND_UNSET;
-  nd_err scratch = *e; /* nd_expand's own message is replaced below */
+  if (copy_flat(dst, src)) return ND_OK;
+  nd_err scratch; /* nd_expand's own message is replaced below */
+  scratch.code = ND_OK;
+  scratch.base = e->base;
+  scratch.fn = e->fn;
   if (nd_check_writable(e, "copy_", dst)) return e->code;
   if (nd_expand(&scratch, &s, src, dst->ndim, dst->size))
     return nd_fail(e, ND_EINVAL,
