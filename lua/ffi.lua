@@ -122,8 +122,8 @@ return function(ext)
       int (*small_sized)(ndffi2_tensor *, int, int, const int64_t *);
       int (*small_like)(ndffi2_tensor *, int, const ndffi2_tensor *, const ndffi2_tensor *);
       int (*index)(ndffi2_tensor *, const ndffi2_tensor *, int, const double *);
-      int (*ternary)(ndffi3_err *, ndffi2_tensor *, int, int, const ndffi2_tensor *, double,
-                     const ndffi2_tensor *, double, const ndffi2_tensor *, double, int);
+      int (*ew)(ndffi3_err *, ndffi2_tensor *, int, int, int, int, const ndffi2_tensor *, double,
+                const ndffi2_tensor *, double, const ndffi2_tensor *, double, int);
     } ndffi10_api;]],
   }
   local order = { "ndffi3_err", "ndffi2_storage", "ndffi2_tensor", "ndffi3_lobj",

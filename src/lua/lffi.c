@@ -179,12 +179,16 @@ static int index_view(nd_tensor *r, const nd_tensor *t, int n,
   return 0;
 }
 
-/* clamp, where and lerp into out or in place (mode); the rows of
- * C.fternary name them. Each operand is a tensor (t[k]) or else the
- * number x[k] (the scalar rule), and absent when bit k of `absent` is set
- * (clamp's nil bound). A call the classic function would refuse fails
- * here too, and the classic function raises it. */
-enum { T_CLAMP, T_WHERE, T_LERP };
+/* Every elementwise op through one entry: fam (C.ffamily: the op table's
+ * families "op" and "math", then "clamp", "where" and "lerp"), op (its id
+ * in C.optable), n its operands. Each operand is a tensor (ta...) or else
+ * the number xa... (the scalar rule), and absent when bit k of `absent`
+ * is set (clamp's nil bound). Into out, or in place, or (mode ND_OUT on
+ * a small tensor's header) a new result. A call the classic function
+ * would refuse fails here too, and the classic function raises it. */
+enum { F_OP, F_MATH, F_CLAMP, F_WHERE, F_LERP };
+static const char *const family_names[] = {"op", "math", "clamp", "where",
+                                           "lerp", NULL};
 static void operand(nd_operand *o, const nd_tensor *t, double x) {
   if (t) {
     o->t = t;
@@ -193,28 +197,40 @@ static void operand(nd_operand *o, const nd_tensor *t, double x) {
     nd_operand_number(o, x);
   }
 }
-static const char *const ternary_names[] = {"clamp", "where", "lerp", NULL};
-static nd_status ternary(nd_err *e, nd_tensor *out, int mode, int op,
-                         const nd_tensor *ta, double xa, const nd_tensor *tb,
-                         double xb, const nd_tensor *tc, double xc,
-                         int absent) {
+static nd_status ew(nd_err *e, nd_tensor *out, int mode, int fam, int op,
+                    int n, const nd_tensor *ta, double xa,
+                    const nd_tensor *tb, double xb, const nd_tensor *tc,
+                    double xc, int absent) {
   nd_operand o[3];
   operand(&o[0], ta, xa);
   operand(&o[1], tb, xb);
   operand(&o[2], tc, xc);
-  const nd_operand *a = &o[0], *pb = absent & 2 ? NULL : &o[1],
-                   *pc = absent & 4 ? NULL : &o[2];
+  const nd_operand *b = absent & 2 ? NULL : &o[1],
+                   *c = absent & 4 ? NULL : &o[2];
   e->code = ND_EINVAL; /* for the refusals below: the classic call explains */
-  if ((absent & 1) || (op != T_CLAMP && (!pb || !pc))) return e->code;
-  switch (op) {
-  case T_CLAMP:
-    if (!a->t || (!pb && !pc)) return e->code;
-    return nd_clamp(e, out, mode, a->t, pb, pc);
-  case T_WHERE:
-    if (!a->t || mode == ND_INPLACE) return e->code;
-    return nd_where(e, out, mode, a->t, pb, pc);
-  case T_LERP:
-    return nd_lerp(e, out, mode, a, pb, pc);
+  if ((absent & 1) || (n > 1 && fam != F_CLAMP && !b) ||
+      (n > 2 && fam != F_CLAMP && !c))
+    return e->code;
+  switch (fam) {
+  case F_OP:
+  case F_MATH:
+    if (n == 1) {
+      if (!ta) return e->code;
+      return fam == F_OP ? nd_unary(e, out, mode, op, ta)
+                         : nd_math_unary(e, out, mode, op, ta);
+    }
+    if (n != 2) return e->code;
+    return fam == F_OP ? nd_binary(e, out, mode, op, &o[0], b)
+                       : nd_math_binary(e, out, mode, op, &o[0], b);
+  case F_CLAMP:
+    if (n != 3 || !ta || (!b && !c)) return e->code;
+    return nd_clamp(e, out, mode, ta, b, c);
+  case F_WHERE:
+    if (n != 3 || !ta || mode == ND_INPLACE) return e->code;
+    return nd_where(e, out, mode, ta, b, c);
+  case F_LERP:
+    if (n != 3) return e->code;
+    return nd_lerp(e, out, mode, &o[0], b, c);
   }
   return e->code;
 }
@@ -321,9 +337,9 @@ static const struct {
   int (*small_like)(nd_tensor *, int, const nd_tensor *,
                         const nd_tensor *);
   int (*index)(nd_tensor *, const nd_tensor *, int, const double *);
-  nd_status (*ternary)(nd_err *, nd_tensor *, int, int, const nd_tensor *,
-                       double, const nd_tensor *, double, const nd_tensor *,
-                       double, int);
+  nd_status (*ew)(nd_err *, nd_tensor *, int, int, int, int,
+                  const nd_tensor *, double, const nd_tensor *, double,
+                  const nd_tensor *, double, int);
 } ffi_api = {nd_data,           nd_has_internal_overlap,
              nd_matmul_plan,    nd_matmul_run,
              nd_binary_tensors, nd_binary,
@@ -335,14 +351,14 @@ static const struct {
              offset,            store,
              store_i64,         small_sized,
              small_like,        index_view,
-             ternary};
+             ew};
 
 static int l_ffi_api(lua_State *L) {
   lua_pushlightuserdata(L, (void *)&ffi_api);
   return 1;
 }
 
-/* C.fviews: { name = id } of view(); C.fternary: of ternary(). */
+/* C.fviews: { name = id } of view(); C.ffamily: the families of ew(). */
 void ndL_open_ffi(lua_State *L) {
   lua_pushcfunction(L, l_ffi_api);
   lua_setfield(L, -2, "ffi_api");
@@ -353,9 +369,9 @@ void ndL_open_ffi(lua_State *L) {
   }
   lua_setfield(L, -2, "fviews");
   lua_newtable(L);
-  for (int i = 0; ternary_names[i]; i++) {
+  for (int i = 0; family_names[i]; i++) {
     lua_pushinteger(L, i);
-    lua_setfield(L, -2, ternary_names[i]);
+    lua_setfield(L, -2, family_names[i]);
   }
-  lua_setfield(L, -2, "fternary");
+  lua_setfield(L, -2, "ffamily");
 }
