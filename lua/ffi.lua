@@ -91,43 +91,30 @@ return function(ext)
       int64_t M, N, K; int nbd; int64_t bsize[@D], bstride[3][@D];
       int64_t mstride[3][2], origin[3];
     } ndffi2_plan;]],
-    ndffi2_operand = [[typedef struct ndffi2_operand {
-      const ndffi2_tensor *t; int dtype; double f; int64_t i;
-    } ndffi2_operand;]],
-    ndffi10_api = [[typedef struct ndffi10_api {
+    ndffi11_api = [[typedef struct ndffi11_api {
       void *(*data)(const ndffi2_tensor *);
       int (*has_internal_overlap)(const ndffi2_tensor *);
       int (*matmul_plan)(ndffi3_err *, ndffi2_plan *, const ndffi2_tensor *,
                          const ndffi2_tensor *, const ndffi2_tensor *);
       int (*matmul_run)(ndffi3_err *, const ndffi2_plan *, const ndffi2_tensor *,
                         const ndffi2_tensor *, const ndffi2_tensor *);
-      int (*binary_tensors)(ndffi3_err *, ndffi2_tensor *, int, int,
-                            const ndffi2_tensor *, const ndffi2_tensor *);
-      int (*binary)(ndffi3_err *, ndffi2_tensor *, int, int,
-                    const ndffi2_operand *, const ndffi2_operand *);
-      int (*unary)(ndffi3_err *, ndffi2_tensor *, int, int, const ndffi2_tensor *);
-      int (*fill)(ndffi3_err *, const ndffi2_tensor *, double);
       int (*fill_i64)(ndffi3_err *, const ndffi2_tensor *, int64_t);
-      void (*obj_gc)(void *);
-      void (*operand_number)(ndffi2_operand *, double);
       int (*fill_number)(ndffi3_err *, const ndffi2_tensor *, double);
       int (*copy)(ndffi3_err *, const ndffi2_tensor *, const ndffi2_tensor *);
-      int (*math_binary)(ndffi3_err *, ndffi2_tensor *, int, int,
-                         const ndffi2_operand *, const ndffi2_operand *);
-      int (*math_unary)(ndffi3_err *, ndffi2_tensor *, int, int, const ndffi2_tensor *);
+      void (*obj_gc)(void *);
       int (*view)(ndffi2_tensor *, const ndffi2_tensor *, int, int, double, double, double);
+      int (*index)(ndffi2_tensor *, const ndffi2_tensor *, int, const double *);
       int64_t (*offset)(const ndffi2_tensor *, int, double, double, double, double);
       void (*store)(const ndffi2_tensor *, int64_t, double);
       void (*store_i64)(const ndffi2_tensor *, int64_t, int64_t);
       int (*small_sized)(ndffi2_tensor *, int, int, const int64_t *);
       int (*small_like)(ndffi2_tensor *, int, const ndffi2_tensor *, const ndffi2_tensor *);
-      int (*index)(ndffi2_tensor *, const ndffi2_tensor *, int, const double *);
       int (*ew)(ndffi3_err *, ndffi2_tensor *, int, int, int, int, const ndffi2_tensor *, double,
                 const ndffi2_tensor *, double, const ndffi2_tensor *, double, int);
-    } ndffi10_api;]],
+    } ndffi11_api;]],
   }
   local order = { "ndffi3_err", "ndffi2_storage", "ndffi2_tensor", "ndffi3_lobj",
-    "ndffi2_plan", "ndffi2_operand", "ndffi10_api" }
+    "ndffi2_plan", "ndffi11_api" }
   for _, name in ipairs(order) do
     if not pcall(ffi.typeof, name) then
       local decl = decls[name]:gsub("@D", consts.MAX_DIMS):gsub("@M", consts.ERR_MSG)
@@ -143,7 +130,7 @@ return function(ext)
     if not checked_below[cname] and (not n or ffi.sizeof(n) ~= size) then return end -- nd.h drifted: no FFI
   end
 
-  local lib = ffi.cast("const ndffi10_api *", C.ffi_api())
+  local lib = ffi.cast("const ndffi11_api *", C.ffi_api())
   local LIVE, DEAD, OWNER, VIEW, SMALL_KIND, small_mark = C.tags()
 
   -- The tensor object: every tensor is one cdata of this type -- the C

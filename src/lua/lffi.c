@@ -306,7 +306,8 @@ static int small_like(nd_tensor *r, int dtype, const nd_tensor *t,
   return small(r, dtype, t->ndim, t->size);
 }
 
-/* Append only: lua/ffi.lua declares it. */
+/* The table lua/ffi.lua declares as ndffi11_api (a new name whenever it
+ * changes: an older nd loaded in the same process keeps its own). */
 static const struct {
   void *(*data)(const nd_tensor *);
   int (*has_internal_overlap)(const nd_tensor *);
@@ -314,44 +315,29 @@ static const struct {
                            const nd_tensor *, const nd_tensor *);
   nd_status (*matmul_run)(nd_err *, const nd_blas_plan *, const nd_tensor *,
                           const nd_tensor *, const nd_tensor *);
-  nd_status (*binary_tensors)(nd_err *, nd_tensor *, int, int,
-                              const nd_tensor *, const nd_tensor *);
-  nd_status (*binary)(nd_err *, nd_tensor *, int, int, const nd_operand *,
-                      const nd_operand *);
-  nd_status (*unary)(nd_err *, nd_tensor *, int, int, const nd_tensor *);
-  nd_status (*fill)(nd_err *, const nd_tensor *, double);
   nd_status (*fill_i64)(nd_err *, const nd_tensor *, int64_t);
-  void (*obj_gc)(void *);
-  void (*operand_number)(nd_operand *, double);
   nd_status (*fill_number)(nd_err *, const nd_tensor *, double);
   nd_status (*copy)(nd_err *, const nd_tensor *, const nd_tensor *);
-  nd_status (*math_binary)(nd_err *, nd_tensor *, int, int, const nd_operand *,
-                           const nd_operand *);
-  nd_status (*math_unary)(nd_err *, nd_tensor *, int, int, const nd_tensor *);
+  void (*obj_gc)(void *);
   int (*view)(nd_tensor *, const nd_tensor *, int, int, double, double,
               double);
+  int (*index)(nd_tensor *, const nd_tensor *, int, const double *);
   int64_t (*offset)(const nd_tensor *, int, double, double, double, double);
   void (*store)(const nd_tensor *, int64_t, double);
   void (*store_i64)(const nd_tensor *, int64_t, int64_t);
   int (*small_sized)(nd_tensor *, int, int, const int64_t *);
-  int (*small_like)(nd_tensor *, int, const nd_tensor *,
-                        const nd_tensor *);
-  int (*index)(nd_tensor *, const nd_tensor *, int, const double *);
+  int (*small_like)(nd_tensor *, int, const nd_tensor *, const nd_tensor *);
   nd_status (*ew)(nd_err *, nd_tensor *, int, int, int, int,
                   const nd_tensor *, double, const nd_tensor *, double,
                   const nd_tensor *, double, int);
-} ffi_api = {nd_data,           nd_has_internal_overlap,
-             nd_matmul_plan,    nd_matmul_run,
-             nd_binary_tensors, nd_binary,
-             nd_unary,          nd_fill,
-             nd_fill_i64,       ndL_obj_gc,
-             nd_operand_number, nd_fill_number,
-             nd_copy,           nd_math_binary,
-             nd_math_unary,     view,
-             offset,            store,
-             store_i64,         small_sized,
-             small_like,        index_view,
-             ew};
+} ffi_api = {nd_data,     nd_has_internal_overlap,
+             nd_matmul_plan, nd_matmul_run,
+             nd_fill_i64, nd_fill_number,
+             nd_copy,     ndL_obj_gc,
+             view,        index_view,
+             offset,      store,
+             store_i64,   small_sized,
+             small_like,  ew};
 
 static int l_ffi_api(lua_State *L) {
   lua_pushlightuserdata(L, (void *)&ffi_api);

@@ -31,16 +31,6 @@ ND_EXPORT void *nd_hook_alloc(size_t nbytes, nd_free_fn *free_fn, void **ud);
 ND_EXPORT void nd_store(const nd_tensor *t, int64_t off, int sdt,
                         const void *v);
 
-/* nd_binary over two tensors: the entry point of the LuaJIT FFI fast
- * path when both operands are tensors (no operands to fill in Lua). */
-static inline nd_status nd_binary_tensors(nd_err *e, nd_tensor *out,
-                                          int mode, int op,
-                                          const nd_tensor *a,
-                                          const nd_tensor *b) {
-  nd_operand oa = {a, 0, 0, 0}, ob = {b, 0, 0, 0};
-  return nd_binary(e, out, mode, op, &oa, &ob);
-}
-
 /* The scalar rule, in one place for the binding (ndL_integral) and the
  * LuaJIT fast paths (through the binding's ffi_api): a number that is
  * whole and within int64 is written as an integer -- exact in every
