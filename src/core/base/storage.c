@@ -240,10 +240,12 @@ void nd_set_allocator(nd_alloc_fn alloc, nd_free_fn fr, void *ud) {
   }
 }
 
+#if !defined(__SANITIZE_ADDRESS__) /* ASan builds hand out the hook's own */
 static void hook_block_free(void *p, size_t n, void *ud) {
   (void)ud;
   block_free(p, n);
 }
+#endif
 
 /* With the default allocator, the binding's tensor headers come from the
  * block cache as well (freed by hook_block_free). */
