@@ -45,13 +45,15 @@ return function(ext)
     return at(h, n, rawget(k, 1), rawget(k, 2), rawget(k, 3), rawget(k, 4))
   end
 
-  local function read(h, off)
-    local dt = h.dtype
-    local v = cast(ptr[dt], h.storage.data)[off]
+  -- Element off of the elements of dtype dt at p, as a Lua value.
+  local function value(dt, p, off)
+    local v = cast(ptr[dt], p)[off]
     if dt == BOOL then return v ~= 0 end
     if dt == INT64 and v >= -EXACT and v <= EXACT then return tonumber(v) end
     return v
   end
+  local function read(h, off) return value(h.dtype, h.storage.data, off) end
+  ext.value = value
 
   -- Writes v (a number, boolean or 64-bit integer cdata) at off; false
   -- for anything else (the classic function raises).
@@ -132,6 +134,7 @@ return function(ext)
   -- (which C reads as a rounded number) is read again exactly, and an
   -- int64_t/uint64_t value (which C does not take) is written by the FFI.
   local function exact(v) return type(v) ~= "number" or v ~= v or (v < EXACT and v > -EXACT) end
+  ext.exact = exact
   local function get_slow(t, ...)
     local v = c_get(t, ...)
     if exact(v) then return v end

@@ -83,7 +83,6 @@ return function(ext)
       ndffi2_storage *storage; int64_t offset; int32_t dtype; int32_t ndim;
       int64_t size[@D]; int64_t stride[@D];
     } ndffi2_tensor;]],
-    ndffi3_lobj = "typedef struct ndffi3_lobj { uint64_t tag; ndffi2_tensor *t; void *free; void *ud; uint64_t kind; } ndffi3_lobj;",
     ndffi2_plan = [[typedef struct ndffi2_plan {
       int routine, dtype, col_major; char transa, transb;
       int64_t m, n, k, lda, ldb, ldc, incx, incy, batch;
@@ -91,30 +90,10 @@ return function(ext)
       int64_t M, N, K; int nbd; int64_t bsize[@D], bstride[3][@D];
       int64_t mstride[3][2], origin[3];
     } ndffi2_plan;]],
-    ndffi11_api = [[typedef struct ndffi11_api {
-      void *(*data)(const ndffi2_tensor *);
-      int (*has_internal_overlap)(const ndffi2_tensor *);
-      int (*matmul_plan)(ndffi3_err *, ndffi2_plan *, const ndffi2_tensor *,
-                         const ndffi2_tensor *, const ndffi2_tensor *);
-      int (*matmul_run)(ndffi3_err *, const ndffi2_plan *, const ndffi2_tensor *,
-                        const ndffi2_tensor *, const ndffi2_tensor *);
-      int (*fill_i64)(ndffi3_err *, const ndffi2_tensor *, int64_t);
-      int (*fill_number)(ndffi3_err *, const ndffi2_tensor *, double);
-      int (*copy)(ndffi3_err *, const ndffi2_tensor *, const ndffi2_tensor *);
-      void (*obj_gc)(void *);
-      int (*view)(ndffi2_tensor *, const ndffi2_tensor *, int, int, double, double, double);
-      int (*index)(ndffi2_tensor *, const ndffi2_tensor *, int, const double *);
-      int64_t (*offset)(const ndffi2_tensor *, int, double, double, double, double);
-      void (*store)(const ndffi2_tensor *, int64_t, double);
-      void (*store_i64)(const ndffi2_tensor *, int64_t, int64_t);
-      int (*small_sized)(ndffi2_tensor *, int, int, const int64_t *);
-      int (*small_like)(ndffi2_tensor *, int, const ndffi2_tensor *, const ndffi2_tensor *);
-      int (*ew)(ndffi3_err *, ndffi2_tensor *, int, int, int, int, const ndffi2_tensor *, double,
-                const ndffi2_tensor *, double, const ndffi2_tensor *, double, int);
-    } ndffi11_api;]],
+    ndffi12_api = C.ffi_api_decl:gsub("%f[%w_]([SETP])%f[^%w_]", { S = "int", E = "ndffi3_err",
+      T = "ndffi2_tensor", P = "ndffi2_plan" }),
   }
-  local order = { "ndffi3_err", "ndffi2_storage", "ndffi2_tensor", "ndffi3_lobj",
-    "ndffi2_plan", "ndffi11_api" }
+  local order = { "ndffi3_err", "ndffi2_storage", "ndffi2_tensor", "ndffi2_plan", "ndffi12_api" }
   for _, name in ipairs(order) do
     if not pcall(ffi.typeof, name) then
       local decl = decls[name]:gsub("@D", consts.MAX_DIMS):gsub("@M", consts.ERR_MSG)
@@ -123,14 +102,14 @@ return function(ext)
   end
   local sizes = C.struct_sizes()
   local mine = { nd_tensor = "ndffi2_tensor", nd_err = "ndffi3_err",
-    nd_blas_plan = "ndffi2_plan", nd_lobj = "ndffi3_lobj", nd_storage = "ndffi2_storage" }
-  local checked_below = { nd_small = true, nd_small_s = true } -- the small tensor's layout
+    nd_blas_plan = "ndffi2_plan", nd_storage = "ndffi2_storage" }
+  local checked_below = { nd_lobj = true, nd_small = true, nd_small_s = true } -- the object's layout
   for cname, size in pairs(sizes) do
     local n = mine[cname]
     if not checked_below[cname] and (not n or ffi.sizeof(n) ~= size) then return end -- nd.h drifted: no FFI
   end
 
-  local lib = ffi.cast("const ndffi11_api *", C.ffi_api())
+  local lib = ffi.cast("const ndffi12_api *", C.ffi_api())
   local LIVE, DEAD, OWNER, VIEW, SMALL_KIND, small_mark = C.tags()
 
   -- The tensor object: every tensor is one cdata of this type -- the C

@@ -62,10 +62,10 @@ return function(ext)
   -- operand is something else or C refuses the call; then the classic
   -- function runs, and raises the error naming the function.
   local ew, FAMILY = lib.ew, C.ffamily
-  local function usable(v) return v == nil or type(v) == "number" or live(v) ~= nil end
+  local function usable(v, h) return h ~= nil or v == nil or type(v) == "number" end
   local function call(o, mode, fam, op, n, a, b, c)
-    if not (usable(a) and usable(b) and usable(c)) then return false end
     local ha, hb, hc = live(a), live(b), live(c)
+    if not (usable(a, ha) and usable(b, hb) and usable(c, hc)) then return false end
     local absent = (a == nil and 1 or 0) + (b == nil and 2 or 0) + (c == nil and 4 or 0)
     return ew(err, o, mode, fam, op, n, ha, ha and 0 or a or 0, hb, hb and 0 or b or 0,
               hc, hc and 0 or c or 0, absent) == OK
@@ -155,6 +155,50 @@ return function(ext)
     end
   end
   for _, name in ipairs({ "clamp", "where", "lerp" }) do install(name, FAMILY[name], 0, 3) end
+
+  -- Full reductions of the op table's family "reduce" (t:sum(), v:norm()):
+  -- C reduces into buf, read as the result's dtype (as t:item() reads an
+  -- element: int64 beyond 2^53 exact, which the classic path, run while
+  -- the FFI is off, reads again). With a dim (a tensor result), or norm's
+  -- p not a number ("fro"), the classic function.
+  local reduce_all, value, exact = lib.reduce_all, ext.value, ext.exact
+  local buf = ext.ffi.new("double[1]")
+  local function reduce(op, h, p)
+    local dt = reduce_all(err, buf, op, h, p)
+    if dt >= 0 then return true, value(dt, buf, 0) end
+    return false
+  end
+  for _, row in ipairs(C.optable) do
+    if row.family == "reduce" then
+      local op, slow, f = row.id, C[row.name], nil
+      if row.name == "norm" then -- p first
+        f = function(t, p, dim, keep)
+          local h = live(t)
+          if h and dim == nil and (p == nil or type(p) == "number") then
+            local ok, v = reduce(op, h, p or 2)
+            if ok then return v end
+          end
+          return slow(t, p, dim, keep)
+        end
+      else
+        f = function(t, dim, keep)
+          local h = live(t)
+          if h and dim == nil then
+            local ok, v = reduce(op, h, 0)
+            if ok then return v end
+          end
+          return slow(t, dim, keep)
+        end
+      end
+      local function slow_exact(...)
+        local v, ix = slow(...) -- min/max with a dim: values and indices
+        if exact(v) then return v, ix end
+        return f(...)
+      end
+      ext.fast(nd, row.name, f, slow_exact)
+      ext.fast(methods, row.name, f, slow_exact)
+    end
+  end
 
   -- clone of a small row-major tensor: a new small tensor the core copies
   -- into through the FFI (other layouts, whose strides clone keeps, and

@@ -190,6 +190,47 @@ describe("fast views and elements", function()
     assert.is_true(n > 1000)
   end)
 
+  it("full reductions are the classic binding's", function()
+    local internal, n = require "nd.internal", 0
+    local inputs = {
+      function() return nd.tensor({ 3, -1.5, 2, 0.25 }, "float32") end,
+      function() return nd.tensor({ { 1, 2, 3 }, { 4, 5, 6 } }):t() end,
+      function() return nd.tensor({ 0 / 0, 1, 2 }) end,
+      function() return nd.tensor({ 7, -2, 9 }, "int32") end,
+      function() return nd.tensor({ 2 ^ 53, 2 ^ 52, 3 }, "int64") end,
+      function() return nd.tensor({ 200, 100 }, "uint8") end,
+      function() return nd.tensor({ true, false }) end,
+      function() return nd.tensor(5) end,
+      function() return nd.zeros(0) end,
+      function() return nd.zeros(0, 3) end,
+      function() return nd.arange(3):expand(2, 3) end,
+      function() return nd.arange(40):view(8, 5) end,
+    }
+    local args = { { n = 0 }, { n = 2, nil, true }, { n = 1, 1 }, { n = 2, -1, true },
+                   { n = 1, 2 }, { n = 1, 0.5 }, { n = 1, math.huge }, { n = 1, -math.huge },
+                   { n = 1, "fro" }, { n = 1, "x" }, { n = 1, true }, { n = 3, nil, nil, 1 },
+                   { n = 4, 1, true, 1, 1 }, { n = 2, 1, nil } }
+    for _, row in ipairs(internal.optable) do
+      if row.family == "reduce" then
+        for i, mk in ipairs(inputs) do
+          for j, a in ipairs(args) do
+            local t = mk()
+            local fast, slow = both(t, function()
+              local r, ix = t[row.name](t, unpack(a, 1, a.n))
+              if ix ~= nil then return tostring(r) .. tostring(ix) end -- min/max with a dim
+              return r
+            end)
+            assert.same(slow, fast, row.name .. " input " .. i .. " args " .. j)
+            n = n + 1
+          end
+        end
+      end
+    end
+    assert.is_true(n > 500)
+  end)
+end)
+
+describe("the core's short paths", function()
   it("a small op into out computes what the general path computes", function()
     -- out contiguous (the core's direct kernel call) against out a strided
     -- view (the iterator), for every op of the table, float and integer.
@@ -210,6 +251,26 @@ describe("fast views and elements", function()
             nd[row.name](unpack(args))
             assert.equals(tostring(o2:contiguous()), tostring(o1), row.name .. " " .. dt)
             assert.equals(tostring(want), tostring(o1), row.name .. " " .. dt)
+          end
+        end
+      end
+    end
+  end)
+
+  it("a reduction of one short run is what the rows of a bigger one give", function()
+    -- t:sum() of a short t (the kernel called once) against the rows of
+    -- nd.stack({t, t}) reduced along a dim (the iterator), every op.
+    local internal = require "nd.internal"
+    for _, row in ipairs(internal.optable) do
+      if row.family == "reduce" and row.name ~= "norm" then
+        for _, dt in ipairs({ "float32", "float64", "int32", "bool" }) do
+          for _, n in ipairs({ 2, 3, 7, 16 }) do
+            local t = nd.arange(n):mul(0.75):sub(2):to(dt)
+            local two = nd.stack({ t, t })
+            local ok, want = pcall(function() return two[row.name](two, 2) end)
+            if ok then
+              assert.equals(want[1], t[row.name](t), row.name .. " " .. dt .. " " .. n)
+            end
           end
         end
       end

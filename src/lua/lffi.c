@@ -19,21 +19,18 @@ static void head(nd_tensor *d, const nd_tensor *s) {
   memcpy(d->stride, s->stride, (size_t)s->ndim * sizeof(int64_t));
 }
 
-/* An integer argument: whole, within int64, not -0.0 (nd_whole). */
-static int whole(double d, int64_t *v) { return nd_whole(d, v); }
-
 /* A dim of t: 1..ndim or -ndim..-1, and 1 or -1 for a 0-d tensor as
  * ndL_dim_of takes it; -1 when not one. */
 static int dim_of(double d, const nd_tensor *t) {
   int64_t p;
-  if (!whole(d, &p)) return -1;
+  if (!nd_whole(d, &p)) return -1;
   if (t->ndim == 0) return p == 1 || p == -1 ? 0 : -1;
   return (int)ndL_pos(p, t->ndim);
 }
 /* A dim of n dims (ndL_dim), or a position in a dim of n (ndL_index). */
 static int64_t pos(double d, int64_t n) {
   int64_t p;
-  return whole(d, &p) ? ndL_pos(p, n) : -1;
+  return nd_whole(d, &p) ? ndL_pos(p, n) : -1;
 }
 
 /* The views lua/views.lua makes through view(): its rows (C.fviews) name
@@ -81,8 +78,8 @@ static int view(nd_tensor *r, const nd_tensor *base, int op, int n, double a,
                            : nd_movedim(&e, r, t, d[0], d[1]);
     break;
   case V_NARROW: /* start: 1..n+1, or from the end (-1 the last) */
-    if (n != 3 || (d[0] = (int)pos(a, k)) < 0 || !whole(b, &s) ||
-        !whole(c, &v[0]) || s == 0)
+    if (n != 3 || (d[0] = (int)pos(a, k)) < 0 || !nd_whole(b, &s) ||
+        !nd_whole(c, &v[0]) || s == 0)
       return 1;
     if (s < 0) s += t->size[d[0]] + 1;
     if (s < 1) return 1;
@@ -112,7 +109,7 @@ static int view(nd_tensor *r, const nd_tensor *base, int op, int n, double a,
   case V_EXPAND: /* sizes; -1 infers (view) or keeps (expand) one */
     if (n < 1 || n > 3) return 1;
     for (int i = 0; i < n; i++)
-      if (!whole(x[i], &v[i]) || v[i] < -1) return 1;
+      if (!nd_whole(x[i], &v[i]) || v[i] < -1) return 1;
     st = op == V_VIEW ? nd_view(&e, r, t, n, v) : nd_expand(&e, r, t, n, v);
     break;
   case V_PERMUTE:
@@ -122,14 +119,14 @@ static int view(nd_tensor *r, const nd_tensor *base, int op, int n, double a,
     st = nd_permute(&e, r, t, d);
     break;
   case V_UNFOLD:
-    if (n != 3 || (d[0] = (int)pos(a, k ? k : 1)) < 0 || !whole(b, &v[0]) ||
-        !whole(c, &v[1]))
+    if (n != 3 || (d[0] = (int)pos(a, k ? k : 1)) < 0 ||
+        !nd_whole(b, &v[0]) || !nd_whole(c, &v[1]))
       return 1;
     st = nd_unfold(&e, r, t, d[0], v[0], v[1]);
     break;
   case V_DIAGONAL: /* (offset = 0, dim1 = 1, dim2 = 2) */
     v[0] = 0, d[0] = 0, d[1] = 1;
-    if (k < 2 || (n > 0 && !whole(a, &v[0])) ||
+    if (k < 2 || (n > 0 && !nd_whole(a, &v[0])) ||
         (n > 1 && (d[0] = (int)pos(b, k)) < 0) ||
         (n > 2 && (d[1] = (int)pos(c, k)) < 0))
       return 1;
@@ -167,7 +164,7 @@ static int index_view(nd_tensor *r, const nd_tensor *t, int n,
     en[k].m = (int)x[0];
     if (en[k].m < -1 || en[k].m > 3) return 1;
     for (int j = 0; j < (en[k].m < 0 ? 1 : en[k].m); j++)
-      if (!whole(x[j + 1], &en[k].v[j])) return 1;
+      if (!nd_whole(x[j + 1], &en[k].v[j])) return 1;
   }
   nd_err e;
   e.code = ND_OK;
@@ -291,10 +288,6 @@ static int small(nd_tensor *r, int dtype, int n, const int64_t *size) {
   }
   return (int)bytes;
 }
-static int small_sized(nd_tensor *r, int dtype, int n,
-                           const int64_t *size) {
-  return small(r, dtype, n, size);
-}
 static int small_like(nd_tensor *r, int dtype, const nd_tensor *t,
                           const nd_tensor *u) {
   if (!nd_is_contiguous(t)) return 0;
@@ -306,38 +299,66 @@ static int small_like(nd_tensor *r, int dtype, const nd_tensor *t,
   return small(r, dtype, t->ndim, t->size);
 }
 
-/* The table lua/ffi.lua declares as ndffi11_api (a new name whenever it
- * changes: an older nd loaded in the same process keeps its own). */
-static const struct {
-  void *(*data)(const nd_tensor *);
-  int (*has_internal_overlap)(const nd_tensor *);
-  nd_status (*matmul_plan)(nd_err *, nd_blas_plan *, const nd_tensor *,
-                           const nd_tensor *, const nd_tensor *);
-  nd_status (*matmul_run)(nd_err *, const nd_blas_plan *, const nd_tensor *,
-                          const nd_tensor *, const nd_tensor *);
-  nd_status (*fill_i64)(nd_err *, const nd_tensor *, int64_t);
-  nd_status (*fill_number)(nd_err *, const nd_tensor *, double);
-  nd_status (*copy)(nd_err *, const nd_tensor *, const nd_tensor *);
-  void (*obj_gc)(void *);
-  int (*view)(nd_tensor *, const nd_tensor *, int, int, double, double,
-              double);
-  int (*index)(nd_tensor *, const nd_tensor *, int, const double *);
-  int64_t (*offset)(const nd_tensor *, int, double, double, double, double);
-  void (*store)(const nd_tensor *, int64_t, double);
-  void (*store_i64)(const nd_tensor *, int64_t, int64_t);
-  int (*small_sized)(nd_tensor *, int, int, const int64_t *);
-  int (*small_like)(nd_tensor *, int, const nd_tensor *, const nd_tensor *);
-  nd_status (*ew)(nd_err *, nd_tensor *, int, int, int, int,
-                  const nd_tensor *, double, const nd_tensor *, double,
-                  const nd_tensor *, double, int);
-} ffi_api = {nd_data,     nd_has_internal_overlap,
-             nd_matmul_plan, nd_matmul_run,
-             nd_fill_i64, nd_fill_number,
-             nd_copy,     ndL_obj_gc,
-             view,        index_view,
-             offset,      store,
-             store_i64,   small_sized,
-             small_like,  ew};
+/* A full reduction of the op table's family "reduce" (t:sum(), v:norm(p);
+ * p is norm's): the value's bytes into v (8), read by Lua as the dtype
+ * returned; -1 when the core refuses (the classic call raises it). */
+static int reduce_all(nd_err *e, void *v, int op, const nd_tensor *t,
+                      double p) {
+  nd_tensor r = ND_UNSET;
+  if (op < 0 || op >= ND_NREDUCE ||
+      (op == ND_R_NORM ? nd_norm(e, &r, t, p, 0, NULL, 0)
+                       : nd_reduce(e, &r, op, t, 0, NULL, 0)))
+    return -1;
+  int dt = r.dtype;
+  memcpy(v, nd_data(&r), (size_t)nd_dtype_size(dt));
+  nd_release(&r);
+  return dt;
+}
+
+/* The table of what Lua calls, written once: the C struct below and its
+ * declaration for the FFI (C.ffi_api_decl, with S, E, T, P spelled there
+ * as the FFI's names: lua/ffi.lua). A new name whenever it changes, so an
+ * older nd loaded in the same process keeps its own. */
+#define S nd_status
+#define E nd_err
+#define T nd_tensor
+#define P nd_blas_plan
+#define FFI_API(X)                                                          \
+  X(void *, data, (const T *), nd_data)                                     \
+  X(int, has_internal_overlap, (const T *), nd_has_internal_overlap)        \
+  X(S, matmul_plan, (E *, P *, const T *, const T *, const T *),            \
+    nd_matmul_plan)                                                         \
+  X(S, matmul_run, (E *, const P *, const T *, const T *, const T *),       \
+    nd_matmul_run)                                                          \
+  X(S, fill_i64, (E *, const T *, int64_t), nd_fill_i64)                    \
+  X(S, fill_number, (E *, const T *, double), nd_fill_number)               \
+  X(S, copy, (E *, const T *, const T *), nd_copy)                          \
+  X(void, obj_gc, (void *), ndL_obj_gc)                                     \
+  X(int, view, (T *, const T *, int, int, double, double, double), view)    \
+  X(int, index, (T *, const T *, int, const double *), index_view)          \
+  X(int64_t, offset, (const T *, int, double, double, double, double),      \
+    offset)                                                                 \
+  X(void, store, (const T *, int64_t, double), store)                       \
+  X(void, store_i64, (const T *, int64_t, int64_t), store_i64)              \
+  X(int, small_sized, (T *, int, int, const int64_t *), small)              \
+  X(int, small_like, (T *, int, const T *, const T *), small_like)          \
+  X(S, ew, (E *, T *, int, int, int, int, const T *, double, const T *,     \
+            double, const T *, double, int), ew)                            \
+  X(int, reduce_all, (E *, void *, int, const T *, double), reduce_all)
+#define FIELD(R, name, params, f) R(*name) params;
+static const struct { FFI_API(FIELD) } ffi_api = {
+#define INIT(R, name, params, f) f,
+    FFI_API(INIT)};
+#define DECL(R, name, params, f) #R " (*" #name ")" #params "; "
+static const char ffi_api_decl[] =
+    "typedef struct ndffi12_api { " FFI_API(DECL) "} ndffi12_api;";
+#undef FIELD
+#undef INIT
+#undef DECL
+#undef S
+#undef E
+#undef T
+#undef P
 
 static int l_ffi_api(lua_State *L) {
   lua_pushlightuserdata(L, (void *)&ffi_api);
@@ -348,6 +369,8 @@ static int l_ffi_api(lua_State *L) {
 void ndL_open_ffi(lua_State *L) {
   lua_pushcfunction(L, l_ffi_api);
   lua_setfield(L, -2, "ffi_api");
+  lua_pushstring(L, ffi_api_decl);
+  lua_setfield(L, -2, "ffi_api_decl");
   lua_newtable(L);
   for (int i = 0; view_names[i]; i++) {
     lua_pushinteger(L, i);
