@@ -27,7 +27,8 @@ local internal = {
   ffi_api = true, shared = true, wrap_raw = true,
   anchor = true, view_keep = true, set_maker = true, arm = true,
   nargs = true, too_many = true, call_as = true,
-  optable = true, consts = true,
+  optable = true, consts = true, fviews = true, ffamily = true, ffi_api_decl = true,
+  layout_facts = true,
 }
 
 for name, f in pairs(C) do

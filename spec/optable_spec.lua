@@ -71,6 +71,20 @@ describe("the op table", function()
     end
   end)
 
+  it("stays out of nd and the methods, as the binding's other internals", function()
+    local public = { linalg = true, _VERSION = true, methods = true }
+    for _, tbl in ipairs({ nd, nd.methods }) do
+      for k, v in pairs(tbl) do
+        assert.is_true(type(v) == "function" or public[k] == true, "nd." .. k)
+      end
+    end
+    for _, k in ipairs({ "optable", "consts", "fviews", "ffamily", "ffi_api", "ffi_api_decl",
+                         "layout_facts", "header", "struct_sizes" }) do
+      assert.is_nil(nd[k], k)
+      assert.is_nil(nd.methods[k], k)
+    end
+  end)
+
   it("gives the dtypes as nd names and sizes them", function()
     for i, d in ipairs(consts.dtypes) do
       assert.equals(i - 1, d.id)

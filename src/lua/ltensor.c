@@ -204,6 +204,50 @@ static int l_to_string(lua_State *L) {
   return 1;
 }
 
+/* What nd.layout (lua/layout.lua) prints, from the core's rules: {lo =,
+ * hi = (nd_span), rowmajor = {...} (nd_contiguous_strides), last = (the
+ * last element's storage cell; nil when empty), cells = {...} (every
+ * element's cell, row-major: only when the storage has at most max
+ * elements and t has 1 to 2^16)}. */
+static int l_layout_facts(lua_State *L) {
+  nd_tensor *t = ndL_check(L, 1, "layout");
+  int64_t max = (int64_t)luaL_checknumber(L, 2), lo, hi, n, rm[ND_MAX_DIMS];
+  nd_err e = ndL_err();
+  NDL_CALL_AS(L, "layout", e, nd_contiguous_strides(&e, t->ndim, t->size, rm, &n));
+  nd_span(t, &lo, &hi);
+  lua_createtable(L, 0, 5);
+  ndL_pushint(L, lo);
+  lua_setfield(L, -2, "lo");
+  ndL_pushint(L, hi);
+  lua_setfield(L, -2, "hi");
+  lua_createtable(L, t->ndim, 0);
+  for (int i = 0; i < t->ndim; i++) {
+    ndL_pushint(L, rm[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "rowmajor");
+  if (n == 0) return 1;
+  int64_t idx[ND_MAX_DIMS] = {0}, off = t->offset, last = t->offset;
+  for (int i = 0; i < t->ndim; i++) last += (t->size[i] - 1) * t->stride[i];
+  ndL_pushint(L, last);
+  lua_setfield(L, -2, "last");
+  if (t->storage->nbytes / nd_dtype_size(t->dtype) > max || n > 1 << 16)
+    return 1;
+  lua_createtable(L, (int)n, 0);
+  for (int64_t k = 1; k <= n; k++) { /* an odometer over idx, off its cell */
+    ndL_pushint(L, off);
+    lua_rawseti(L, -2, (int)k);
+    for (int d = t->ndim - 1; d >= 0; d--) {
+      off += t->stride[d];
+      if (++idx[d] < t->size[d]) break;
+      off -= idx[d] * t->stride[d];
+      idx[d] = 0;
+    }
+  }
+  lua_setfield(L, -2, "cells");
+  return 1;
+}
+
 /* Address of a header, for the LuaJIT FFI layer. */
 static int l_header(lua_State *L) {
   lua_pushlightuserdata(L, ndL_check(L, 1, "header"));
@@ -220,6 +264,6 @@ void ndL_open_tensor(lua_State *L) {
       {"may_overlap", l_may_overlap}, {"storage", l_storage}, {"get", l_get},
       {"set", l_set}, {"item", l_item}, {"totable", l_totable},
       {"fill_", l_fill_}, {"zero_", l_zero_}, {"to_string", l_to_string},
-      {"header", l_header}, {NULL, NULL}};
+      {"header", l_header}, {"layout_facts", l_layout_facts}, {NULL, NULL}};
   ndL_register(L, fns);
 }
