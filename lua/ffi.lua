@@ -90,10 +90,10 @@ return function(ext)
       int64_t M, N, K; int nbd; int64_t bsize[@D], bstride[3][@D];
       int64_t mstride[3][2], origin[3];
     } ndffi2_plan;]],
-    ndffi12_api = C.ffi_api_decl:gsub("%f[%w_]([SETP])%f[^%w_]", { S = "int", E = "ndffi3_err",
+    ndffi14_api = C.ffi_api_decl:gsub("%f[%w_]([SETP])%f[^%w_]", { S = "int", E = "ndffi3_err",
       T = "ndffi2_tensor", P = "ndffi2_plan" }),
   }
-  local order = { "ndffi3_err", "ndffi2_storage", "ndffi2_tensor", "ndffi2_plan", "ndffi12_api" }
+  local order = { "ndffi3_err", "ndffi2_storage", "ndffi2_tensor", "ndffi2_plan", "ndffi14_api" }
   for _, name in ipairs(order) do
     if not pcall(ffi.typeof, name) then
       local decl = decls[name]:gsub("@D", consts.MAX_DIMS):gsub("@M", consts.ERR_MSG)
@@ -109,7 +109,7 @@ return function(ext)
     if not checked_below[cname] and (not n or ffi.sizeof(n) ~= size) then return end -- nd.h drifted: no FFI
   end
 
-  local lib = ffi.cast("const ndffi12_api *", C.ffi_api())
+  local lib = ffi.cast("const ndffi14_api *", C.ffi_api())
   local LIVE, DEAD, OWNER, VIEW, SMALL_KIND, small_mark = C.tags()
 
   -- The tensor object: every tensor is one cdata of this type -- the C
@@ -195,10 +195,10 @@ return function(ext)
   end
 
   -- A new small tensor: its elements (zero-filled by ffi.new) inside the
-  -- object, its shape set by C (src/lua/lffi.c's small_like and
-  -- small_sized): small_like(dtype, h [, h2]) that of the row-major h (and
-  -- h2 of the same shape), small_sized(dtype, n, size) n sizes (an
-  -- int64_t array); nil when it would be empty or not fit.
+  -- object, its dims and strides set by C (src/lua/lffi.c):
+  -- small_sized(dtype, n, size) row-major of n sizes (an int64_t array),
+  -- small_of(plan) the layout of the header plan (an elementwise result's,
+  -- from the core's ND_SHAPE mode); nil when it would be empty or not fit.
   local mark, ceil = ffi.cast("void *", small_mark), math.ceil
   local function new_small(dtype, nbytes)
     local o = new_obj(SMALL_KIND, ceil(nbytes / 8))
@@ -207,16 +207,21 @@ return function(ext)
     h.storage, h.dtype = s, dtype
     return o, h
   end
-  local function small(shape, dtype, x, y)
-    local nb = shape(nil, dtype, x, y)
+  local sized, of = lib.small_sized, lib.small_of
+  function ext.small_sized(dtype, n, size)
+    local nb = sized(nil, dtype, n, size)
     if nb == 0 then return nil end
     local o, r = new_small(dtype, nb)
-    shape(r, dtype, x, y)
+    sized(r, dtype, n, size)
     return o, r
   end
-  local like, sized = lib.small_like, lib.small_sized
-  function ext.small_like(dtype, h, h2) return small(like, dtype, h, h2) end
-  function ext.small_sized(dtype, n, size) return small(sized, dtype, n, size) end
+  function ext.small_of(plan, nb) -- nb: of(nil, plan), when known
+    nb = nb or of(nil, plan)
+    if nb == 0 then return nil end
+    local o, r = new_small(plan.dtype, nb)
+    of(r, plan)
+    return o, r
+  end
 
   -- Once every module has set its metamethods: the objects' metatable
   -- forwards each to the tensor metatable's current one (nd.use_ffi and

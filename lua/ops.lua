@@ -51,9 +51,9 @@ return function(ext)
   end)
 
   if not ext.ffi then return end
-  local lib, live, err, small_like = ext.lib, ext.live, ext.err, ext.small_like
-  local OUT, INPLACE, OK = ext.consts.OUT, ext.consts.INPLACE, ext.consts.status.OK
-  local is_float, BOOL, type = ext.is_float, ext.dtype_id.bool, type
+  local lib, live, err, small_of = ext.lib, ext.live, ext.err, ext.small_of
+  local OUT, INPLACE, SHAPE = ext.consts.OUT, ext.consts.INPLACE, ext.consts.SHAPE
+  local OK, type = ext.consts.status.OK, type
 
   -- Every elementwise op reaches the core through lib.ew (src/lua/lffi.c):
   -- the op table's ops by family ("op", "math"), then clamp, where and
@@ -61,39 +61,49 @@ return function(ext)
   -- scalar rule) or nil (clamp's missing bound). call() is false when an
   -- operand is something else or C refuses the call; then the classic
   -- function runs, and raises the error naming the function.
-  local ew, FAMILY = lib.ew, C.ffamily
+  local ew, ew_plan, FAMILY = lib.ew, lib.ew_plan, C.ffamily
   local function usable(v, h) return h ~= nil or v == nil or type(v) == "number" end
-  local function call(o, mode, fam, op, n, a, b, c)
+  -- f(err, o, mode, ...) of lffi.c with the operands as it takes them;
+  -- -1 when one is something else.
+  local function run(f, o, mode, fam, op, n, a, b, c)
     local ha, hb, hc = live(a), live(b), live(c)
-    if not (usable(a, ha) and usable(b, hb) and usable(c, hc)) then return false end
+    if not (usable(a, ha) and usable(b, hb) and usable(c, hc)) then return -1 end
     local absent = (a == nil and 1 or 0) + (b == nil and 2 or 0) + (c == nil and 4 or 0)
-    return ew(err, o, mode, fam, op, n, ha, ha and 0 or a or 0, hb, hb and 0 or b or 0,
-              hc, hc and 0 or c or 0, absent) == OK
+    return f(err, o, mode, fam, op, n, ha, ha and 0 or a or 0, hb, hb and 0 or b or 0,
+             hc, hc and 0 or c or 0, absent)
   end
-  -- A new result of float operands of one dtype and shape, row-major,
-  -- small enough to hold its elements (ext.small_like): the same dtype,
-  -- shape and strides as the classic result; nil leaves it to C.
-  local function new(fam, op, n, tobool, a, b)
-    local ha, hb = live(a), live(b)
-    local h = ha or hb
-    if h == nil or not is_float(h.dtype) or (hb and hb.dtype ~= h.dtype) then return nil end
-    if n == 2 and not (ha and hb) and type(ha and b or a) ~= "number" then return nil end
-    local o, r = small_like(tobool and BOOL or h.dtype, h, ha and hb)
-    if o ~= nil and call(r, OUT, fam, op, n, a, b) then return o end
-    return nil
+  local function call(o, mode, fam, op, n, a, b, c)
+    return run(ew, o, mode, fam, op, n, a, b, c) == OK
+  end
+  -- A new result small enough to hold its elements: the core computes it
+  -- into a scratch (mode SHAPE: the classic result's dtype, dims and
+  -- strides; lffi.c's ew_plan), copied into a new small tensor of that
+  -- layout (ext.small_of); nil leaves it to the classic function.
+  local ffi = ext.ffi
+  local plan, scratch = ffi.new("ndffi2_tensor"), ffi.new("ndffi2_storage")
+  local buf = ffi.new("double[16]") -- 128 bytes: a small tensor's most
+  scratch.data, scratch.nbytes, scratch.refs = buf, 128, 1
+  local copy = ffi.copy
+  local function new(fam, op, n, a, b, c)
+    plan.storage = scratch -- and the closure keeps scratch alive
+    local nb = run(ew_plan, plan, SHAPE, fam, op, n, a, b, c)
+    if nb <= 0 then return nil end
+    local o, r = small_of(plan, nb)
+    copy(r.storage.data, buf, nb)
+    return o
   end
 
   -- The forms of one op: f(operands..., out) and, when C has one, the
   -- in-place f_(a, operands...). Three wrappers for the three arities:
   -- out follows the operands (fixed arities: the interpreter pays for
   -- varargs).
-  local function install(name, fam, op, n, tobool)
+  local function install(name, fam, op, n)
     local slow, slow_ = C[name], C[name .. "_"]
     local f, f_
     if n == 1 then
       f = function(a, out)
         if out == nil then
-          local o = new(fam, op, 1, tobool, a)
+          local o = new(fam, op, 1, a)
           if o ~= nil then return o end
         else
           local ho = live(out)
@@ -109,7 +119,7 @@ return function(ext)
     elseif n == 2 then
       f = function(a, b, out)
         if out == nil then
-          local o = new(fam, op, 2, tobool, a, b)
+          local o = new(fam, op, 2, a, b)
           if o ~= nil then return o end
         else
           local ho = live(out)
@@ -122,10 +132,15 @@ return function(ext)
         if ha and call(ha, INPLACE, fam, op, 2, a, b) then return a end
         return slow_(a, b)
       end
-    else -- new results of three operands go to C
+    else
       f = function(a, b, c, out)
-        local ho = out ~= nil and live(out)
-        if ho and call(ho, OUT, fam, op, 3, a, b, c) then return out end
+        if out == nil then
+          local o = new(fam, op, 3, a, b, c)
+          if o ~= nil then return o end
+        else
+          local ho = live(out)
+          if ho and call(ho, OUT, fam, op, 3, a, b, c) then return out end
+        end
         return slow(a, b, c, out)
       end
       f_ = function(a, b, c)
@@ -147,7 +162,7 @@ return function(ext)
   for _, row in ipairs(C.optable) do
     local fam = FAMILY[row.family]
     if fam and (row.family == "op" or row.family == "math") then
-      local f = install(row.name, fam, row.id, row.arity, row.result == "bool")
+      local f = install(row.name, fam, row.id, row.arity)
       if meta[row.name] then ext.fast(mt, meta[row.name], f, C[row.name]) end -- Lua passes two operands
       if row.name == "neg" then
         ext.fast(mt, "__unm", function(a) return f(a) end, mt.__unm) -- Lua passes a twice
@@ -200,14 +215,14 @@ return function(ext)
     end
   end
 
-  -- clone of a small row-major tensor: a new small tensor the core copies
-  -- into through the FFI (other layouts, whose strides clone keeps, and
-  -- bigger tensors go to the C binding).
-  local c_clone = methods.clone
+  -- clone of a small tensor: a new small row-major tensor (as the
+  -- classic clone's) the core copies into through the FFI; bigger
+  -- tensors go to the C binding.
+  local c_clone, small_sized = methods.clone, ext.small_sized
   local function clone(a)
     local ha = live(a)
     if ha ~= nil then
-      local o, r = small_like(ha.dtype, ha)
+      local o, r = small_sized(ha.dtype, ha.ndim, ha.size)
       if o ~= nil and lib.copy(err, r, ha) == OK then return o end
     end
     return c_clone(a)

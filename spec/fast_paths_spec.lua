@@ -190,6 +190,52 @@ describe("fast views and elements", function()
     assert.is_true(n > 1000)
   end)
 
+  it("new small results are the classic binding's: dtype, layout, values", function()
+    local internal, n = require "nd.internal", 0
+    local inputs = {
+      function(dt) return nd.tensor({ -1.5, 0, 2, 3.25 }):to(dt) end,
+      function(dt) return nd.tensor({ { 1, -2, 3 }, { 4, 5, -6 } }):to(dt):t() end,
+      function(dt) return nd.tensor({ { 1, 2 }, { 3, 4 } }):to(dt) end,
+      function(dt) return nd.tensor({ 7, 8 }):to(dt):view(2, 1) end,
+      function(dt) return nd.tensor(3):to(dt) end,
+      function() return 2 end, function() return -0.5 end,
+    }
+    local dts = { "float32", "float64", "int32", "int64", "uint8", "bool" }
+    local function check(name, f)
+      local fast, slow = both(nd.zeros(1), f)
+      assert.same(slow, fast, name)
+      n = n + 1
+    end
+    for _, row in ipairs(internal.optable) do
+      if row.family == "op" or row.family == "math" then
+        for _, da in ipairs(dts) do
+          for ia, fa in ipairs(inputs) do
+            local a = fa(da)
+            if row.arity == 1 then
+              if nd.is_tensor(a) then check(row.name .. " " .. da .. " " .. ia, function() return nd[row.name](a) end) end
+            else
+              for _, db in ipairs({ da, "float32", "int64" }) do
+                for ib, fb in ipairs(inputs) do
+                  local b = fb(db)
+                  check(("%s %s%d %s%d"):format(row.name, da, ia, db, ib),
+                    function() return nd[row.name](a, b) end)
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+    for _, dt in ipairs({ "float32", "float64", "int32" }) do
+      local x, c = nd.tensor({ { -3, 0.5 }, { 7, 2 } }):to(dt), nd.tensor({ true, false })
+      check("clamp " .. dt, function() return nd.clamp(x:t(), -1, 1.5) end)
+      check("clamp nil " .. dt, function() return nd.clamp(x, nil, 1) end)
+      check("where " .. dt, function() return nd.where(c, x, 0.5) end)
+      check("lerp " .. dt, function() return nd.lerp(x, x:t(), 0.25) end)
+    end
+    assert.is_true(n > 5000)
+  end)
+
   it("full reductions are the classic binding's", function()
     local internal, n = require "nd.internal", 0
     local inputs = {

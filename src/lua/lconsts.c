@@ -6,8 +6,8 @@
  *       arity = 1 | 2, result = "same" | "float" | "bool",
  *       integers = true (integer and bool operands only) or nil };
  *   C.consts: { dtypes = { { name =, id =, size =, ctype =, kind = }, ...
- *     in ND_DTYPES order }, NEW =, OUT =, INPLACE = (the modes),
- *     MAX_DIMS =, ERR_MSG = (bytes of nd_err's message), status = { OK =,
+ *     in ND_DTYPES order }, NEW =, OUT =, INPLACE =, SHAPE = (the modes),
+X(bytes of nd_err's message), status = { OK =,
  *     EINVAL =, ENOMEM =, EOVERFLOW =, EIO = } }. */
 #include "lnd.h"
 
@@ -67,6 +67,7 @@ void ndL_open_consts(lua_State *L) {
   setint(L, "NEW", ND_NEW);
   setint(L, "OUT", ND_OUT);
   setint(L, "INPLACE", ND_INPLACE);
+  setint(L, "SHAPE", ND_SHAPE);
   setint(L, "MAX_DIMS", ND_MAX_DIMS);
   setint(L, "ERR_MSG", (int64_t)sizeof(((nd_err *)0)->msg));
   lua_createtable(L, 0, 5);

@@ -200,12 +200,12 @@ static nd_status ew(nd_err *e, nd_tensor *out, int mode, int fam, int op,
                     double xc, int absent) {
   nd_operand o[3];
   operand(&o[0], ta, xa);
-  operand(&o[1], tb, xb);
-  operand(&o[2], tc, xc);
+  if (n > 1) operand(&o[1], tb, xb);
+  if (n > 2) operand(&o[2], tc, xc);
   const nd_operand *b = absent & 2 ? NULL : &o[1],
                    *c = absent & 4 ? NULL : &o[2];
   e->code = ND_EINVAL; /* for the refusals below: the classic call explains */
-  if ((absent & 1) || (n > 1 && fam != F_CLAMP && !b) ||
+  if ((absent & 1) || (!ta && !tb && !tc) || (n > 1 && fam != F_CLAMP && !b) ||
       (n > 2 && fam != F_CLAMP && !c))
     return e->code;
   switch (fam) {
@@ -230,6 +230,24 @@ static nd_status ew(nd_err *e, nd_tensor *out, int mode, int fam, int op,
     return nd_lerp(e, out, mode, &o[0], b, c);
   }
   return e->code;
+}
+
+static int small_of(nd_tensor *r, const nd_tensor *plan);
+/* ew's new result (mode ND_SHAPE) as the core would make it, computed
+ * into plan's storage (the caller's scratch): the bytes for lua/ops.lua
+ * to copy into a new small tensor of plan's layout (small_of), or 0 when
+ * the core refuses the call or the result does not fit (plan keeps its
+ * storage either way). */
+static int ew_plan(nd_err *e, nd_tensor *plan, int mode, int fam, int op,
+                   int n, const nd_tensor *ta, double xa,
+                   const nd_tensor *tb, double xb, const nd_tensor *tc,
+                   double xc, int absent) {
+  nd_storage *sc = plan->storage;
+  int done = mode == ND_SHAPE && sc &&
+             !ew(e, plan, mode, fam, op, n, ta, xa, tb, xb, tc, xc, absent) &&
+             plan->storage;
+  plan->storage = sc;
+  return done ? small_of(NULL, plan) : 0;
 }
 
 /* The element of t at the n (0..4) positions a, b, c, d, as an offset in
@@ -263,22 +281,25 @@ static void store_i64(const nd_tensor *t, int64_t off, int64_t v) {
   nd_store(t, off, ND_INT64, &v);
 }
 
-/* The shape of a new small tensor (lua/ffi.lua's new_small: its elements
- * inside the object), row-major: t's own (t row-major, and u, when given,
- * of the same shape and row-major too: the core's new results follow their
- * operands' order), or the n sizes. Its bytes in dtype, 0 when it is empty
- * or too big; with r, r's dims are set too. */
-static int small(nd_tensor *r, int dtype, int n, const int64_t *size) {
+/* The bytes of a new small tensor (lua/ffi.lua's new_small: its elements
+ * inside the object) of dtype and n sizes at size, row-major, or of the
+ * layout of plan (an elementwise result's, from the core's ND_SHAPE: its
+ * dims dense in some order); 0 when it would be empty, too big, or (plan)
+ * not dense. With r, r's dims and strides are set too. */
+static int small_bytes(int dtype, int n, const int64_t *size) {
   int64_t numel = 1;
-  if (n < 0 || n > ND_MAX_DIMS) return 0;
+  if (n < 0 || n > ND_MAX_DIMS || dtype < 0 || dtype >= ND_NDTYPES) return 0;
   for (int i = 0; i < n; i++) {
     if (size[i] < 1 || size[i] > NDL_SMALL) return 0;
     numel *= size[i];
     if (numel > NDL_SMALL) return 0;
   }
   int64_t bytes = numel * nd_dtype_size(dtype);
-  if (bytes > NDL_SMALL) return 0;
-  if (r) {
+  return bytes > NDL_SMALL ? 0 : (int)bytes;
+}
+static int small_sized(nd_tensor *r, int dtype, int n, const int64_t *size) {
+  int bytes = small_bytes(dtype, n, size);
+  if (r && bytes) {
     r->ndim = n;
     int64_t st = 1;
     for (int i = n - 1; i >= 0; st *= size[i], i--) {
@@ -286,17 +307,33 @@ static int small(nd_tensor *r, int dtype, int n, const int64_t *size) {
       r->stride[i] = st;
     }
   }
-  return (int)bytes;
+  return bytes;
 }
-static int small_like(nd_tensor *r, int dtype, const nd_tensor *t,
-                          const nd_tensor *u) {
-  if (!nd_is_contiguous(t)) return 0;
-  if (u) {
-    if (u->ndim != t->ndim || !nd_is_contiguous(u)) return 0;
-    for (int i = 0; i < t->ndim; i++)
-      if (u->size[i] != t->size[i]) return 0;
+static int small_of(nd_tensor *r, const nd_tensor *plan) {
+  int n = plan->ndim, bytes = small_bytes(plan->dtype, n, plan->size);
+  if (!bytes) return 0;
+  /* dense: the dims of more than one element (any stride for the others)
+   * have strides 1, s1, s1 s2, ... in some order (row-major first) */
+  if (!nd_is_contiguous(plan)) {
+    int done[ND_MAX_DIMS] = {0}, m = 0;
+    for (int i = 0; i < n; i++) m += plan->size[i] > 1;
+    for (int64_t want = 1, k = 0; k < m; k++) {
+      int d = -1;
+      for (int i = 0; i < n && d < 0; i++)
+        if (!done[i] && plan->size[i] > 1 && plan->stride[i] == want) d = i;
+      if (d < 0) return 0;
+      done[d] = 1;
+      want *= plan->size[d];
+    }
   }
-  return small(r, dtype, t->ndim, t->size);
+  if (r) {
+    r->ndim = n;
+    for (int i = 0; i < n; i++) { /* a few dims: no memcpy call */
+      r->size[i] = plan->size[i];
+      r->stride[i] = plan->stride[i];
+    }
+  }
+  return bytes;
 }
 
 /* A full reduction of the op table's family "reduce" (t:sum(), v:norm(p);
@@ -340,10 +377,12 @@ static int reduce_all(nd_err *e, void *v, int op, const nd_tensor *t,
     offset)                                                                 \
   X(void, store, (const T *, int64_t, double), store)                       \
   X(void, store_i64, (const T *, int64_t, int64_t), store_i64)              \
-  X(int, small_sized, (T *, int, int, const int64_t *), small)              \
-  X(int, small_like, (T *, int, const T *, const T *), small_like)          \
+  X(int, small_sized, (T *, int, int, const int64_t *), small_sized)        \
+  X(int, small_of, (T *, const T *), small_of)                              \
   X(S, ew, (E *, T *, int, int, int, int, const T *, double, const T *,     \
             double, const T *, double, int), ew)                            \
+  X(int, ew_plan, (E *, T *, int, int, int, int, const T *, double,         \
+                   const T *, double, const T *, double, int), ew_plan)     \
   X(int, reduce_all, (E *, void *, int, const T *, double), reduce_all)
 #define FIELD(R, name, params, f) R(*name) params;
 static const struct { FFI_API(FIELD) } ffi_api = {
@@ -351,7 +390,7 @@ static const struct { FFI_API(FIELD) } ffi_api = {
     FFI_API(INIT)};
 #define DECL(R, name, params, f) #R " (*" #name ")" #params "; "
 static const char ffi_api_decl[] =
-    "typedef struct ndffi12_api { " FFI_API(DECL) "} ndffi12_api;";
+    "typedef struct ndffi14_api { " FFI_API(DECL) "} ndffi14_api;";
 #undef FIELD
 #undef INIT
 #undef DECL

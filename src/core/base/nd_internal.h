@@ -25,6 +25,15 @@
  * (*free_fn)(p, nbytes, *ud). */
 ND_EXPORT void *nd_hook_alloc(size_t nbytes, nd_free_fn *free_fn, void **ud);
 
+/* A fourth mode of the elementwise ops (nd.h's ND_NEW, ND_OUT,
+ * ND_INPLACE): the new result's dtype, dims and strides into out, as
+ * ND_NEW would make them, nothing allocated. When out comes with a
+ * storage (the caller's scratch) that holds the result, it is computed
+ * there too (at offset 0) and out keeps it; else out's storage is left
+ * NULL. The LuaJIT fast paths make small results with it
+ * (src/lua/lffi.c), so the promotion and layout rules stay C's. */
+enum { ND_SHAPE = ND_INPLACE + 1 };
+
 /* The element at off (in elements from the storage's start) set to the
  * value at v, of dtype sdt, converted as every copy converts: nd_set's
  * write, and the LuaJIT fast paths' (src/lua/lffi.c). */

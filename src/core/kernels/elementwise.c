@@ -333,14 +333,23 @@ nd_status nd_ew_run(nd_err *e, const char *fn, nd_tensor *out, int mode,
     }
   }
   if (nd_broadcast_shape(e, fn, nin, ts, NULL, &nd, size)) return e->code;
-  if (mode == ND_NEW) {
+  if (mode == ND_NEW || mode == ND_SHAPE) {
     const nd_tensor *exs[ND_ITER_MAXOPS - 1];
     for (int k = 0; k < nin; k++) {
       expand_to(&ex[k], ts[k], nd, size);
       exs[k] = &ex[k];
     }
-    if (nd_alloc_layout(e, out, rdt, nd, size, nin, exs))
+    if (mode == ND_SHAPE) { /* the layout, and into the scratch if any */
+      nd_storage *sc = out->storage;
+      if (nd_layout_of(e, out, rdt, nd, size, nin, exs))
+        return nd_err_name(e, fn);
+      int64_t n = nd_numel(out);
+      if (!sc || n == 0 || n > sc->nbytes / esize(rdt)) return ND_OK;
+      out->storage = sc;
+      mode = ND_OUT;
+    } else if (nd_alloc_layout(e, out, rdt, nd, size, nin, exs)) {
       return nd_err_name(e, fn);
+    }
   } else {
     if (!out || !out->storage)
       return nd_fail(e, ND_EINVAL, "%s: out must be a tensor", fn);
@@ -385,6 +394,6 @@ nd_status nd_ew_run(nd_err *e, const char *fn, nd_tensor *out, int mode,
 }
 
 nd_status nd_ew_check_mode(nd_err *e, const char *fn, int mode) {
-  if (mode == ND_NEW || mode == ND_OUT || mode == ND_INPLACE) return ND_OK;
+  if (mode >= ND_NEW && mode <= ND_SHAPE) return ND_OK;
   return nd_fail(e, ND_EINVAL, "%s: unknown mode %d", fn, mode);
 }

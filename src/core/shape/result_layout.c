@@ -20,11 +20,8 @@ static int should_swap(int n, const nd_tensor *const *ops, int d0, int d1) {
   return 0;
 }
 
-nd_status nd_alloc_layout(nd_err *e, nd_tensor *out, int dtype, int ndim,
-                          const int64_t *size, int n,
-                          const nd_tensor *const *ops) {
-  int perm[ND_MAX_DIMS]; /* perm[0] is the innermost dim */
-  int64_t psize[ND_MAX_DIMS], pstride[ND_MAX_DIMS];
+/* The order of out's dims, innermost first (the rule above). */
+static void order(int *perm, int ndim, int n, const nd_tensor *const *ops) {
   for (int i = 0; i < ndim; i++) perm[i] = ndim - 1 - i;
   for (int i = 1; i < ndim; i++)
     for (int d1 = i, d0 = i - 1; d0 >= 0; d0--) {
@@ -36,9 +33,37 @@ nd_status nd_alloc_layout(nd_err *e, nd_tensor *out, int dtype, int ndim,
         break;
       }
     }
-  if (nd_alloc_tensor(e, out, dtype, ndim, size, false)) return e->code;
-  for (int i = 0; i < ndim; i++) psize[i] = size[perm[ndim - 1 - i]];
-  nd_contiguous_strides(e, ndim, psize, pstride, NULL); /* as checked above */
+}
+
+/* out's strides: dense in the order perm. */
+static nd_status dense(nd_err *e, nd_tensor *out, const int *perm) {
+  int64_t psize[ND_MAX_DIMS] = {0}, pstride[ND_MAX_DIMS]; /* gcc: ndim 0 */
+  int ndim = out->ndim;
+  for (int i = 0; i < ndim; i++) psize[i] = out->size[perm[ndim - 1 - i]];
+  if (nd_contiguous_strides(e, ndim, psize, pstride, NULL)) return e->code;
   for (int i = 0; i < ndim; i++) out->stride[perm[ndim - 1 - i]] = pstride[i];
   return ND_OK;
+}
+
+nd_status nd_alloc_layout(nd_err *e, nd_tensor *out, int dtype, int ndim,
+                          const int64_t *size, int n,
+                          const nd_tensor *const *ops) {
+  int perm[ND_MAX_DIMS]; /* perm[0] is the innermost dim */
+  order(perm, ndim, n, ops);
+  if (nd_alloc_tensor(e, out, dtype, ndim, size, false)) return e->code;
+  return dense(e, out, perm); /* cannot fail: checked by the allocation */
+}
+
+nd_status nd_layout_of(nd_err *e, nd_tensor *out, int dtype, int ndim,
+                       const int64_t *size, int n,
+                       const nd_tensor *const *ops) {
+  int perm[ND_MAX_DIMS];
+  if (nd_check_ndim(e, "layout", ndim)) return e->code;
+  order(perm, ndim, n, ops);
+  out->storage = NULL;
+  out->offset = 0;
+  out->dtype = dtype;
+  out->ndim = ndim;
+  for (int i = 0; i < ndim; i++) out->size[i] = size[i];
+  return dense(e, out, perm);
 }

@@ -25,6 +25,11 @@ int nd_reshape_view(nd_err *e, nd_tensor *h, const nd_tensor *t, int ndim,
 nd_status nd_alloc_layout(nd_err *e, nd_tensor *out, int dtype, int ndim,
                           const int64_t *size, int n,
                           const nd_tensor *const *ops);
+/* The same layout as a header only: dtype, dims and strides, no storage
+ * (ND_SHAPE). */
+nd_status nd_layout_of(nd_err *e, nd_tensor *out, int dtype, int ndim,
+                       const int64_t *size, int n,
+                       const nd_tensor *const *ops);
 /* Promotion (promote.c): the common dtype of the operands (PyTorch's
  * categories: dimensioned tensors, then 0-d tensors, then weak scalars). */
 int nd_common_type(int n, const nd_operand *ops);
