@@ -55,8 +55,13 @@
   static const void *const name##_powf = (const void *)Sleef_log2##D##_u35##I;
 
 /* One ISA's table and loops: run(fn, o, a, b, n) over n contiguous
- * elements, the tail through a zero-padded vector. */
-#define ISA_LOOPS(T, V, W, LOAD, STORE, TAG)                          \
+ * elements, the last k < W read by MLOAD(p, k): a masked load where the
+ * ISA has one (the other lanes read as 0: the same bits as a zero-padded
+ * vector, SLEEF's lanes being independent), and written from a buffer one
+ * element at a time (a masked store stalls the NaN pass over o that
+ * follows). Both memcpy calls of a padded buffer cost a fifth of a
+ * 3-element call. */
+#define ISA_LOOPS(T, V, W, LOAD, STORE, MLOAD, TAG)                         \
   static void run1_##TAG(const void *f, T *o, const T *a, const T *b,       \
                          int64_t n) {                                       \
     V (*fn)(V) = (V(*)(V))f;                                                \
@@ -64,10 +69,9 @@
     int64_t i = 0;                                                          \
     for (; i + W <= n; i += W) STORE(o + i, fn(LOAD(a + i)));               \
     if (i < n) {                                                            \
-      T buf[W] = {0};                                                       \
-      memcpy(buf, a + i, (size_t)(n - i) * sizeof(T));                      \
-      STORE(buf, fn(LOAD(buf)));                                            \
-      memcpy(o + i, buf, (size_t)(n - i) * sizeof(T));                      \
+      T r[W];                                                               \
+      STORE(r, fn(MLOAD(a + i, n - i)));                                    \
+      for (int64_t j = 0; j < n - i; j++) o[i + j] = r[j];                  \
     }                                                                       \
   }                                                                         \
   static void run2_##TAG(const void *f, T *o, const T *a, const T *b,       \
@@ -76,13 +80,33 @@
     int64_t i = 0;                                                          \
     for (; i + W <= n; i += W) STORE(o + i, fn(LOAD(a + i), LOAD(b + i)));  \
     if (i < n) {                                                            \
-      T x[W] = {0}, y[W] = {0};                                             \
-      memcpy(x, a + i, (size_t)(n - i) * sizeof(T));                        \
-      memcpy(y, b + i, (size_t)(n - i) * sizeof(T));                        \
-      STORE(x, fn(LOAD(x), LOAD(y)));                                       \
-      memcpy(o + i, x, (size_t)(n - i) * sizeof(T));                        \
+      T r[W];                                                               \
+      STORE(r, fn(MLOAD(a + i, n - i), MLOAD(b + i, n - i)));               \
+      for (int64_t j = 0; j < n - i; j++) o[i + j] = r[j];                  \
     }                                                                       \
   }
+
+/* The masked loads of the last k lanes. */
+#define ML_F512(p, k) _mm512_maskz_loadu_ps((__mmask16)((1u << (k)) - 1), p)
+#define ML_D512(p, k) _mm512_maskz_loadu_pd((__mmask8)((1u << (k)) - 1), p)
+#define ML_F256(p, k)                                                       \
+  _mm256_maskload_ps(p, _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(k)),     \
+                                           _mm256_setr_epi32(0, 1, 2, 3, 4, \
+                                                             5, 6, 7)))
+#define ML_D256(p, k)                                                       \
+  _mm256_maskload_pd(p, _mm256_cmpgt_epi64(_mm256_set1_epi64x(k),           \
+                                           _mm256_setr_epi64x(0, 1, 2, 3)))
+/* SSE2 has no masked loads: a zero-padded buffer. */
+static inline __m128 ml_f128(const float *p, int64_t k) {
+  float buf[4] = {0};
+  for (int64_t j = 0; j < k; j++) buf[j] = p[j];
+  return _mm_loadu_ps(buf);
+}
+static inline __m128d ml_d128(const double *p, int64_t k) {
+  double buf[2] = {0};
+  for (int64_t j = 0; j < k; j++) buf[j] = p[j];
+  return _mm_loadu_pd(buf);
+}
 
 typedef void (*vm_run)(const void *f, void *o, const void *a, const void *b,
                        int64_t n);
@@ -198,8 +222,8 @@ static const double em1t_d[] = {-2 * 1.0, 4 * 0.50000000000000056,
 #pragma GCC target("avx512f,fma") /* fma: for the ymm epilogues */
 #endif
 ISA_TABLE(fns_512, f16, d8, avx512f, __m512, __m512d)
-ISA_LOOPS(float, __m512, 16, _mm512_loadu_ps, _mm512_storeu_ps, f_512)
-ISA_LOOPS(double, __m512d, 8, _mm512_loadu_pd, _mm512_storeu_pd, d_512)
+ISA_LOOPS(float, __m512, 16, _mm512_loadu_ps, _mm512_storeu_ps, ML_F512, f_512)
+ISA_LOOPS(double, __m512d, 8, _mm512_loadu_pd, _mm512_storeu_pd, ML_D512, d_512)
 OWN_ALL(_512)
 #ifdef __clang__
 #pragma clang attribute pop
@@ -214,8 +238,8 @@ OWN_ALL(_512)
 #pragma GCC target("avx2,fma")
 #endif
 ISA_TABLE(fns_256, f8, d4, avx2, __m256, __m256d)
-ISA_LOOPS(float, __m256, 8, _mm256_loadu_ps, _mm256_storeu_ps, f_256)
-ISA_LOOPS(double, __m256d, 4, _mm256_loadu_pd, _mm256_storeu_pd, d_256)
+ISA_LOOPS(float, __m256, 8, _mm256_loadu_ps, _mm256_storeu_ps, ML_F256, f_256)
+ISA_LOOPS(double, __m256d, 4, _mm256_loadu_pd, _mm256_storeu_pd, ML_D256, d_256)
 OWN_ALL(_256)
 #ifdef __clang__
 #pragma clang attribute pop
@@ -224,8 +248,8 @@ OWN_ALL(_256)
 #endif
 
 ISA_TABLE(fns_128, f4, d2, sse2, __m128, __m128d)
-ISA_LOOPS(float, __m128, 4, _mm_loadu_ps, _mm_storeu_ps, f_128)
-ISA_LOOPS(double, __m128d, 2, _mm_loadu_pd, _mm_storeu_pd, d_128)
+ISA_LOOPS(float, __m128, 4, _mm_loadu_ps, _mm_storeu_ps, ml_f128, f_128)
+ISA_LOOPS(double, __m128d, 2, _mm_loadu_pd, _mm_storeu_pd, ml_d128, d_128)
 OWN_ALL(_128)
 
 /* The glue loops around SLEEF, multiversioned where core.h allows IFUNC. */
