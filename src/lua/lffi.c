@@ -243,6 +243,9 @@ static int ew_plan(nd_err *e, nd_tensor *plan, int mode, int fam, int op,
                    const nd_tensor *tb, double xb, const nd_tensor *tc,
                    double xc, int absent) {
   nd_storage *sc = plan->storage;
+  const nd_tensor *t[3] = {ta, tb, tc};
+  for (int k = 0; k < 3; k++) /* a result at least this big cannot fit */
+    if (t[k] && nd_numel(t[k]) > NDL_SMALL) return 0;
   int done = mode == ND_SHAPE && sc &&
              !ew(e, plan, mode, fam, op, n, ta, xa, tb, xb, tc, xc, absent) &&
              plan->storage;

@@ -347,6 +347,8 @@ nd_status nd_ew_run(nd_err *e, const char *fn, nd_tensor *out, int mode,
       if (!sc || n == 0 || n > sc->nbytes / esize(rdt)) return ND_OK;
       out->storage = sc;
       mode = ND_OUT;
+      if (small_run(out, mode, nin, in, rdt, kin, kout, kernel, kctx, grain))
+        return ND_OK;
     } else if (nd_alloc_layout(e, out, rdt, nd, size, nin, exs)) {
       return nd_err_name(e, fn);
     }
