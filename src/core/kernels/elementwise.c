@@ -103,6 +103,43 @@ static int small_run(nd_tensor *out, int mode, int nin, const nd_operand *in,
   return 1;
 }
 
+/* ND_SHAPE of a call whose tensor operands are contiguous, of one shape,
+ * in the kernel's dtypes (scalars aside), fewer elements than a task's:
+ * the result is row-major of that shape, known without broadcasting or
+ * ordering dims, and computed at once into the scratch that holds it
+ * (small_run). 0 when the call is not one (out's storage as it came). */
+static int small_shape(nd_tensor *out, int nin, const nd_operand *in,
+                       int rdt, const int *kin, int kout, nd_loop_fn kernel,
+                       void *kctx, int64_t grain) {
+  const nd_tensor *s = NULL;
+  if (rdt != kout) return 0;
+  for (int k = 0; k < nin; k++) {
+    const nd_tensor *x = in[k].t;
+    if (!x) continue;
+    if (!s) s = x;
+    if (!x->storage || x->dtype != kin[k] || x->ndim != s->ndim) return 0;
+    for (int i = 0; i < x->ndim; i++)
+      if (x->size[i] != s->size[i]) return 0;
+    if (!nd_is_contiguous(x)) return 0;
+  }
+  int64_t n = s ? nd_numel(s) : 0, st = 1;
+  if (!s || n == 0 || n >= grain) return 0;
+  nd_storage *sc = out->storage;
+  out->offset = 0;
+  out->dtype = kout;
+  out->ndim = s->ndim;
+  for (int i = s->ndim - 1; i >= 0; i--) {
+    out->size[i] = s->size[i];
+    out->stride[i] = st;
+    st *= s->size[i];
+  }
+  if (!sc || n > sc->nbytes / esize(kout)) {
+    out->storage = NULL; /* the shape only */
+    return 1;
+  }
+  return small_run(out, ND_OUT, nin, in, rdt, kin, kout, kernel, kctx, grain);
+}
+
 /* ---- execution ---- */
 typedef struct {
   nd_loop_fn kernel;
@@ -319,7 +356,9 @@ nd_status nd_ew_run(nd_err *e, const char *fn, nd_tensor *out, int mode,
   char b1[ND_SIZES_BUF], b2[ND_SIZES_BUF];
   int nd;
   int64_t size[ND_MAX_DIMS];
-  if (small_run(out, mode, nin, in, rdt, kin, kout, kernel, kctx, grain))
+  if (small_run(out, mode, nin, in, rdt, kin, kout, kernel, kctx, grain) ||
+      (mode == ND_SHAPE &&
+       small_shape(out, nin, in, rdt, kin, kout, kernel, kctx, grain)))
     return ND_OK;
   for (int k = 0; k < nin; k++) {
     if (in[k].t) {
