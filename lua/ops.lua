@@ -172,13 +172,12 @@ return function(ext)
   for _, name in ipairs({ "clamp", "where", "lerp" }) do install(name, FAMILY[name], 0, 3) end
 
   -- Full reductions of the op table's family "reduce" (t:sum(), v:norm()):
-  -- C reduces into buf, read as the result's dtype (as t:item() reads an
+  -- C reduces into buf (new()'s scratch), read as the result's dtype (as t:item() reads an
   -- element: int64 beyond 2^53 exact, which the classic path, run while
   -- the FFI is off, reads again). With a dim (a tensor result), or norm's
   -- p not a number ("fro"), the classic function.
   local reduce_all, value, exact = lib.reduce_all, ext.value, ext.exact
-  local buf = ext.ffi.new("double[1]")
-  local function reduce(op, h, p)
+  local function reduce(op, h, p) -- into new()'s scratch buf, free here
     local dt = reduce_all(err, buf, op, h, p)
     if dt >= 0 then return true, value(dt, buf, 0) end
     return false

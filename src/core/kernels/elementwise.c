@@ -122,21 +122,9 @@ static int small_shape(nd_tensor *out, int nin, const nd_operand *in,
       if (x->size[i] != s->size[i]) return 0;
     if (!nd_is_contiguous(x)) return 0;
   }
-  int64_t n = s ? nd_numel(s) : 0, st = 1;
+  int64_t n = s ? nd_numel(s) : 0;
   if (!s || n == 0 || n >= grain) return 0;
-  nd_storage *sc = out->storage;
-  out->offset = 0;
-  out->dtype = kout;
-  out->ndim = s->ndim;
-  for (int i = s->ndim - 1; i >= 0; i--) {
-    out->size[i] = s->size[i];
-    out->stride[i] = st;
-    st *= s->size[i];
-  }
-  if (!sc || n > sc->nbytes / esize(kout)) {
-    out->storage = NULL; /* the shape only */
-    return 1;
-  }
+  if (!nd_shape_into(out, kout, s, n * esize(kout))) return 1;
   return small_run(out, ND_OUT, nin, in, rdt, kin, kout, kernel, kctx, grain);
 }
 

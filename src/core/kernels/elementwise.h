@@ -25,6 +25,26 @@ static inline nd_operand nd_opnd(const nd_operand *s) {
   __asm__("" : "+r"(t), "+r"(dt), "+r"(i), "+x"(f));
   return (nd_operand){t, (int)dt, f, i};
 }
+/* ND_SHAPE of a small case (of x's shape, n elements of bytes in all): a
+ * new result is row-major, of x's dims (only the fields a header uses are
+ * written: a whole one is 560 bytes). 1 when out's storage (the caller's
+ * scratch) holds its bytes: computed there then; else out's storage is
+ * set NULL (the shape only). */
+static inline int nd_shape_into(nd_tensor *out, int dt, const nd_tensor *x,
+                                int64_t bytes) {
+  int64_t s = 1;
+  out->offset = 0;
+  out->dtype = dt;
+  out->ndim = x->ndim;
+  for (int i = x->ndim - 1; i >= 0; i--) {
+    out->size[i] = x->size[i];
+    out->stride[i] = s;
+    s *= x->size[i];
+  }
+  if (out->storage && out->storage->nbytes >= bytes) return 1;
+  out->storage = NULL;
+  return 0;
+}
 static inline char *data_of(const nd_tensor *t, int64_t es) {
   return (char *)t->storage->data + t->offset * es;
 }

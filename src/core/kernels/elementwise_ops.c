@@ -23,26 +23,6 @@ static nd_status run(nd_err *e, const char *fn, nd_tensor *out, int mode,
                    grain);
 }
 
-/* ND_SHAPE of a small case: a new result is row-major, of x's dims (only
- * the fields a header uses are written: a whole one is 560 bytes). 1 when
- * out's storage (the caller's scratch) holds its bytes: computed there
- * then; else out's storage is set NULL. */
-static int shape_of(nd_tensor *out, int dt, const nd_tensor *x,
-                    int64_t bytes) {
-  int64_t s = 1;
-  out->offset = 0;
-  out->dtype = dt;
-  out->ndim = x->ndim;
-  for (int i = x->ndim - 1; i >= 0; i--) {
-    out->size[i] = x->size[i];
-    out->stride[i] = s;
-    s *= x->size[i];
-  }
-  if (out->storage && out->storage->nbytes >= bytes) return 1;
-  out->storage = NULL;
-  return 0;
-}
-
 /* Small contiguous operands of one dtype (tensors of one shape, or a
  * tensor and a weak scalar) whose result keeps that dtype: straight to the
  * kernel, the scalar as a stride-0 operand; ND_NEW allocates the result
@@ -73,7 +53,7 @@ static int small_fast(nd_err *e, nd_tensor *out, int mode, int op,
   if (n >= grain_of(op)) return 0;
   if (mode == ND_SHAPE) {
     *st = ND_OK;
-    if (!shape_of(out, odt, x, n * eo)) return 1;
+    if (!nd_shape_into(out, odt, x, n * eo)) return 1;
   } else if (mode != ND_NEW && /* in place: the written dtype's result only */
       (!out->storage || out->dtype != odt || out->ndim != x->ndim ||
        memcmp(out->size, x->size, sizeof(int64_t) * (size_t)x->ndim) ||
@@ -159,7 +139,7 @@ static int small_unary(nd_err *e, nd_tensor *out, int mode, int op,
     return 0;
   if (mode == ND_SHAPE) {
     *st = ND_OK;
-    if (!shape_of(out, rdt, a, n * eo)) return 1;
+    if (!nd_shape_into(out, rdt, a, n * eo)) return 1;
   }
   char *pa = data_of(a, es);
   if (mode != ND_NEW) { /* in place: a result of the written dtype only */
