@@ -171,47 +171,125 @@ return function(ext)
   end
   for _, name in ipairs({ "clamp", "where", "lerp" }) do install(name, FAMILY[name], 0, 3) end
 
-  -- Full reductions of the op table's family "reduce" (t:sum(), v:norm()):
-  -- C reduces into buf (new()'s scratch), read as the result's dtype (as t:item() reads an
-  -- element: int64 beyond 2^53 exact, which the classic path, run while
-  -- the FFI is off, reads again). With a dim (a tensor result), or norm's
-  -- p not a number ("fro"), the classic function.
-  local reduce_all, value, exact = lib.reduce_all, ext.value, ext.exact
+  -- Reductions: the op table's family "reduce", min/max, argmin/argmax.
+  -- A full one's value C reduces into buf (new()'s scratch), read as its
+  -- dtype (as t:item() reads an element: int64 beyond 2^53 exact, which
+  -- the classic path, run while the FFI is off, reads again). With dims
+  -- (a number or a table of numbers, as Lua gave them: C applies the dim
+  -- rule) the core computes the result(s) into the scratches (lffi.c's
+  -- reduce_dims), made new small tensors; what does not fit, or what C
+  -- refuses, goes to the classic function.
+  local reduce_all, reduce_dims, value, exact = lib.reduce_all, lib.reduce_dims, ext.value, ext.exact
+  local plan2, scratch2 = ffi.new("ndffi2_tensor"), ffi.new("ndffi2_storage")
+  local buf2 = ffi.new("double[16]")
+  scratch2.data, scratch2.nbytes, scratch2.refs = buf2, 128, 1
+  local MAX_DIMS, rawget = ext.consts.MAX_DIMS, rawget
+  local dimv = ffi.new("double[?]", MAX_DIMS)
+  local function dims_of(dim) -- their count, into dimv; -1: not numbers
+    if type(dim) == "number" then dimv[0] = dim; return 1 end
+    if type(dim) ~= "table" then return -1 end
+    local n = #dim
+    if n < 1 or n > MAX_DIMS then return -1 end
+    for i = 1, n do
+      local d = rawget(dim, i)
+      if type(d) ~= "number" then return -1 end
+      dimv[i - 1] = d
+    end
+    return n
+  end
+  local function made(p, b) -- a new small tensor of p's layout, b's bytes
+    local o, r = small_of(p)
+    if o ~= nil then copy(r.storage.data, b, r.storage.nbytes) end
+    return o
+  end
+  -- kind 0: op over dims, 1: min/max's values and indices, 2: arg's
+  -- indices; nil when the classic function is to run.
+  local function along(kind, op, h, dim, keep, p)
+    local n = dim == nil and 0 or dims_of(dim) -- 0: argmin/argmax of all
+    if n < 0 then return nil end
+    plan.storage, plan2.storage = scratch, scratch2
+    if reduce_dims(err, plan, plan2, kind, op, h, n, dimv, keep and 1 or 0, p) == 0 then
+      return nil
+    end
+    if kind == 2 then return n == 0 and value(plan2.dtype, buf2, 0) or made(plan2, buf2) end
+    local v = made(plan, buf)
+    if kind == 0 or v == nil then return v end
+    return v, made(plan2, buf2)
+  end
   local function reduce(op, h, p) -- into new()'s scratch buf, free here
     local dt = reduce_all(err, buf, op, h, p)
     if dt >= 0 then return true, value(dt, buf, 0) end
     return false
   end
+  local function install_reduce(name, f, slow)
+    local function slow_exact(...) -- one value, as the classic function's
+      local v = slow(...)
+      if exact(v) then return v end
+      return (f(...))
+    end
+    if name == "min" or name == "max" then -- with a dim: values, indices
+      slow_exact = function(...)
+        local v, ix = slow(...)
+        if ix ~= nil then return v, ix end
+        if exact(v) then return v end
+        return (f(...))
+      end
+    end
+    ext.fast(nd, name, f, slow_exact)
+    ext.fast(methods, name, f, slow_exact)
+  end
+  local ids = {}
   for _, row in ipairs(C.optable) do
     if row.family == "reduce" then
-      local op, slow, f = row.id, C[row.name], nil
-      if row.name == "norm" then -- p first
+      local op, name, slow = row.id, row.name, C[row.name]
+      ids[name] = op
+      local kind = (name == "min" or name == "max") and 1 or 0
+      local f
+      if name == "norm" then -- p first
         f = function(t, p, dim, keep)
           local h = live(t)
-          if h and dim == nil and (p == nil or type(p) == "number") then
-            local ok, v = reduce(op, h, p or 2)
-            if ok then return v end
+          if h and (p == nil or type(p) == "number") then
+            if dim == nil then
+              local ok, v = reduce(op, h, p or 2)
+              if ok then return v end
+            else
+              local r = along(0, op, h, dim, keep, p or 2)
+              if r ~= nil then return r end
+            end
           end
           return slow(t, p, dim, keep)
         end
       else
         f = function(t, dim, keep)
           local h = live(t)
-          if h and dim == nil then
-            local ok, v = reduce(op, h, 0)
-            if ok then return v end
+          if h then
+            if dim == nil then
+              local ok, v = reduce(op, h, 0)
+              if ok then return v end
+            elseif kind == 0 then
+              local r = along(0, op, h, dim, keep, 0)
+              if r ~= nil then return r end
+            else
+              local r, ix = along(1, op, h, dim, keep, 0)
+              if ix ~= nil then return r, ix end
+            end
           end
           return slow(t, dim, keep)
         end
       end
-      local function slow_exact(...)
-        local v, ix = slow(...) -- min/max with a dim: values and indices
-        if exact(v) then return v, ix end
-        return f(...)
-      end
-      ext.fast(nd, row.name, f, slow_exact)
-      ext.fast(methods, row.name, f, slow_exact)
+      install_reduce(name, f, slow)
     end
+  end
+  for name, op in pairs({ argmin = ids.min, argmax = ids.max }) do
+    local slow = C[name]
+    install_reduce(name, function(t, dim, keep)
+      local h = live(t)
+      if h then
+        local r = along(2, op, h, dim, keep, 0)
+        if r ~= nil then return r end
+      end
+      return slow(t, dim, keep)
+    end, slow)
   end
 
   -- clone of a small tensor: a new small row-major tensor (as the

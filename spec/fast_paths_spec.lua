@@ -236,7 +236,7 @@ describe("fast views and elements", function()
     assert.is_true(n > 5000)
   end)
 
-  it("full reductions are the classic binding's", function()
+  it("reductions, full and along dims, are the classic binding's", function()
     local internal, n = require "nd.internal", 0
     local inputs = {
       function() return nd.tensor({ 3, -1.5, 2, 0.25 }, "float32") end,
@@ -251,28 +251,48 @@ describe("fast views and elements", function()
       function() return nd.zeros(0, 3) end,
       function() return nd.arange(3):expand(2, 3) end,
       function() return nd.arange(40):view(8, 5) end,
+      function() return nd.arange(24, "float32"):view(2, 3, 4):permute(3, 1, 2) end,
+      function() return nd.arange(900):view(30, 30) end, -- results past the scratch
     }
     local args = { { n = 0 }, { n = 2, nil, true }, { n = 1, 1 }, { n = 2, -1, true },
                    { n = 1, 2 }, { n = 1, 0.5 }, { n = 1, math.huge }, { n = 1, -math.huge },
                    { n = 1, "fro" }, { n = 1, "x" }, { n = 1, true }, { n = 3, nil, nil, 1 },
-                   { n = 4, 1, true, 1, 1 }, { n = 2, 1, nil } }
+                   { n = 4, 1, true, 1, 1 }, { n = 2, 1, nil }, { n = 1, { 1, 2 } },
+                   { n = 1, { -1 } }, { n = 1, {} }, { n = 1, { 1, 1 } }, { n = 1, { 1, "x" } },
+                   { n = 2, 2, 1 }, { n = 2, 1, false }, { n = 1, 3 }, { n = 1, -3 },
+                   { n = 1, 1.5 }, { n = 1, 0 / 0 }, { n = 1, { 1, 2, 3 } }, { n = 2, { 3, 1 }, true },
+                   { n = 3, 2, { 1, 2 }, true }, { n = 3, 1, -1, false }, { n = 2, 0 / 0, 1 },
+                   { n = 1, { 1, nil, 2 } } }
+    local function describe_all(...) -- every value returned, tensors whole
+      local parts = { select("#", ...) }
+      for k = 1, select("#", ...) do
+        local x = select(k, ...)
+        if nd.is_tensor(x) then
+          parts[#parts + 1] = x:dtype() .. "{" .. table.concat(x:size(), ",") .. "}{"
+            .. table.concat(x:stride(), ",") .. "}" .. x:storage_offset() .. tostring(x)
+        else
+          parts[#parts + 1] = type(x) .. " " .. tostring(x)
+        end
+      end
+      return table.concat(parts, " | ")
+    end
+    local names = { "argmin", "argmax" }
     for _, row in ipairs(internal.optable) do
-      if row.family == "reduce" then
-        for i, mk in ipairs(inputs) do
-          for j, a in ipairs(args) do
-            local t = mk()
-            local fast, slow = both(t, function()
-              local r, ix = t[row.name](t, unpack(a, 1, a.n))
-              if ix ~= nil then return tostring(r) .. tostring(ix) end -- min/max with a dim
-              return r
-            end)
-            assert.same(slow, fast, row.name .. " input " .. i .. " args " .. j)
-            n = n + 1
-          end
+      if row.family == "reduce" then names[#names + 1] = row.name end
+    end
+    for _, name in ipairs(names) do
+      for i, mk in ipairs(inputs) do
+        for j, a in ipairs(args) do
+          local t = mk()
+          local fast, slow = both(t, function()
+            return describe_all(t[name](t, unpack(a, 1, a.n)))
+          end)
+          assert.same(slow, fast, name .. " input " .. i .. " args " .. j)
+          n = n + 1
         end
       end
     end
-    assert.is_true(n > 500)
+    assert.is_true(n > 3000)
   end)
 end)
 

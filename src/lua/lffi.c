@@ -355,6 +355,48 @@ static int reduce_all(nd_err *e, void *v, int op, const nd_tensor *t,
   return dt;
 }
 
+/* A reduction with dims, its result(s) computed into the caller's
+ * scratch (nd_result_into): kind 0 the op table's family "reduce" (op
+ * its id; p is norm's) over the n dims at x; kind 1 min/max (op ND_R_MIN
+ * or ND_R_MAX) along one dim, values into r and indices into ix; kind 2
+ * argmin/argmax, indices into ix (n = 0: of all, a 0-d result). Dims as Lua gave them (ndL_dimlist's
+ * rule: dim_of), keepdim. 1 when done, r's and ix's layouts set; 0 when
+ * the core refuses or a result does not fit (each keeps its scratch). */
+static int reduce_dims(nd_err *e, nd_tensor *r, nd_tensor *ix, int kind,
+                       int op, const nd_tensor *t, int n, const double *x,
+                       int keep, double p) {
+  nd_storage *sr = r ? r->storage : NULL, *si = ix ? ix->storage : NULL;
+  int dims[ND_MAX_DIMS];
+  if (n < (kind == 2 ? 0 : 1) || n > (kind ? 1 : ND_MAX_DIMS) ||
+      !(kind == 2 || sr) || !(kind == 0 || si))
+    return 0;
+  dims[0] = -1; /* argmin/argmax of all */
+  for (int i = 0; i < n; i++)
+    if ((dims[i] = dim_of(x[i], t)) < 0) return 0;
+  nd_tensor *v = kind == 0 ? r : kind == 1 ? r : NULL;
+  nd_result_into(0, v, sr);
+  nd_result_into(1, kind ? ix : NULL, si);
+  if (v) v->storage = NULL; /* unset, as the core takes a new result's */
+  if (kind) ix->storage = NULL;
+  nd_status st = kind ? nd_reduce_arg(e, v, ix, op, t, dims[0], keep)
+                 : op == ND_R_NORM ? nd_norm(e, r, t, p, n, dims, keep)
+                 : op >= 0 && op < ND_NREDUCE
+                     ? nd_reduce(e, r, op, t, n, dims, keep)
+                     : (e->code = ND_EINVAL);
+  nd_result_into(0, NULL, NULL);
+  nd_result_into(1, NULL, NULL);
+  int ok = !st && (!v || v->storage == sr) && (!kind || ix->storage == si);
+  if (!st) { /* the references the results took (a result elsewhere: its
+               * storage); the headers stay for Lua to read */
+    if (v) nd_storage_release(v->storage);
+    if (kind) nd_storage_release(ix->storage);
+  }
+  if (v) v->storage = sr;
+  if (kind) ix->storage = si;
+  if (ok && kind) ndL_one_based(ix);
+  return ok;
+}
+
 /* The table of what Lua calls, written once: the C struct below and its
  * declaration for the FFI (C.ffi_api_decl, with S, E, T, P spelled there
  * as the FFI's names: lua/ffi.lua). A new name whenever it changes, so an
@@ -386,14 +428,16 @@ static int reduce_all(nd_err *e, void *v, int op, const nd_tensor *t,
             double, const T *, double, int), ew)                            \
   X(int, ew_plan, (E *, T *, int, int, int, int, const T *, double,         \
                    const T *, double, const T *, double, int), ew_plan)     \
-  X(int, reduce_all, (E *, void *, int, const T *, double), reduce_all)
+  X(int, reduce_all, (E *, void *, int, const T *, double), reduce_all)   \
+  X(int, reduce_dims, (E *, T *, T *, int, int, const T *, int,            \
+                       const double *, int, double), reduce_dims)
 #define FIELD(R, name, params, f) R(*name) params;
 static const struct { FFI_API(FIELD) } ffi_api = {
 #define INIT(R, name, params, f) f,
     FFI_API(INIT)};
 #define DECL(R, name, params, f) #R " (*" #name ")" #params "; "
 static const char ffi_api_decl[] =
-    "typedef struct ndffi14_api { " FFI_API(DECL) "} ndffi14_api;";
+    "typedef struct ndffi15_api { " FFI_API(DECL) "} ndffi15_api;";
 #undef FIELD
 #undef INIT
 #undef DECL

@@ -122,6 +122,8 @@ typedef struct ndL_entry {
   int m;
   int64_t v[3];
 } ndL_entry;
+/* The core's 0-based indices of a fresh int64 tensor, made 1-based. */
+void ndL_one_based(const nd_tensor *ix);
 /* r = t indexed by the n entries x (n <= t->ndim), t[{...}]'s rule
  * (lpos.c): r borrows t's storage; *numbers counts the number entries.
  * Errors name fn. */

@@ -238,13 +238,6 @@ static int one_dim(lua_State *L, int idx, const nd_tensor *t, const char *fn) {
   return ndL_dim_of(L, idx, t, fn);
 }
 
-/* Indices come back 1-based. */
-static void to_lua_positions(lua_State *L, nd_tensor *ix) {
-  nd_err e = ndL_err();
-  nd_operand a = {ix, ND_INT64, 0, 0}, one = {NULL, ND_INT64, 0, 1};
-  NDL_CALL(L, e, nd_binary(&e, ix, ND_INPLACE, ND_ADD, &a, &one));
-}
-
 /* min/max: a number, or with a dim (values, 1-based int64 indices). */
 static int minmax(lua_State *L, int op, const char *fn) {
   nd_tensor *t = ndL_check(L, 1, fn);
@@ -262,7 +255,7 @@ static int minmax(lua_State *L, int op, const char *fn) {
   int d = one_dim(L, 2, t, fn), keep = lua_toboolean(L, 3);
   nd_tensor *v = ndL_new(L), *ix = ndL_new(L);
   NDL_CALL_AS(L, fn, e, nd_reduce_arg(&e, v, ix, op, t, d, keep));
-  to_lua_positions(L, ix);
+  ndL_one_based(ix);
   ndL_charge(L, v);
   ndL_charge(L, ix); /* the indices too: the collector must see both */
   return 2;
@@ -285,7 +278,7 @@ static int argext(lua_State *L, int op, const char *fn) {
   int d = one_dim(L, 2, t, fn), keep = lua_toboolean(L, 3);
   nd_tensor *ix = ndL_new(L);
   NDL_CALL_AS(L, fn, e, nd_reduce_arg(&e, NULL, ix, op, t, d, keep));
-  to_lua_positions(L, ix);
+  ndL_one_based(ix);
   ndL_charge(L, ix); /* unseen by the collector, they piled up past the cache */
   return 1;
 }

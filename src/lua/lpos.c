@@ -78,3 +78,10 @@ nd_status ndL_index_entries(nd_err *e, nd_tensor *r, const nd_tensor *t,
   r->storage = s;
   return st;
 }
+
+/* Lua's positions are 1-based: the core's 0-based indices of a fresh
+ * int64 tensor (argmin/argmax, min/max's indices, ...) made Lua's. */
+void ndL_one_based(const nd_tensor *ix) {
+  int64_t *d = nd_data(ix), n = nd_numel(ix);
+  for (int64_t i = 0; i < n; i++) d[i]++;
+}

@@ -34,6 +34,16 @@ ND_EXPORT void *nd_hook_alloc(size_t nbytes, nd_free_fn *free_fn, void **ud);
  * (src/lua/lffi.c), so the promotion and layout rules stay C's. */
 enum { ND_SHAPE = ND_INPLACE + 1 };
 
+/* New results into a caller's scratch, for the LuaJIT fast paths' small
+ * results of any core function (src/lua/lffi.c): while slot k (0 or 1)
+ * holds the header out and the storage s, a result the core allocates
+ * into out takes s (a reference, and its bytes from the start) instead of
+ * a new storage, or fails with ND_ENOMEM when it needs more than s holds;
+ * every other allocation is untouched. The slots are the calling
+ * thread's; out NULL empties slot k. So the core keeps every rule of the
+ * result (dtype, dims, strides) and the caller only copies its bytes. */
+ND_EXPORT void nd_result_into(int k, const nd_tensor *out, nd_storage *s);
+
 /* The element at off (in elements from the storage's start) set to the
  * value at v, of dtype sdt, converted as every copy converts: nd_set's
  * write, and the LuaJIT fast paths' (src/lua/lffi.c). */

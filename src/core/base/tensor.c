@@ -2,6 +2,26 @@
 #include "core.h"
 #include <stdlib.h>
 
+/* initial-exec: read at every allocation, without __tls_get_addr (the
+ * library's few bytes of static TLS are what glibc keeps for dlopen) */
+static _Thread_local __attribute__((tls_model("initial-exec"))) struct {
+  const nd_tensor *out;
+  nd_storage *s;
+} into[2];
+
+void nd_result_into(int k, const nd_tensor *out, nd_storage *s) {
+  if (k < 0 || k > 1) return;
+  into[k].out = out;
+  into[k].s = out ? s : NULL;
+}
+
+/* The scratch of a slot of nd_result_into that names out, or NULL. */
+static nd_storage *scratch_for(const nd_tensor *out) {
+  for (int k = 0; k < 2; k++)
+    if (into[k].out == out && into[k].s) return into[k].s;
+  return NULL;
+}
+
 nd_status nd_alloc_tensor(nd_err *e, nd_tensor *out, int dtype, int ndim,
                           const int64_t *size, bool zero) {
   int64_t numel = 1, nbytes = 0;
@@ -27,8 +47,17 @@ nd_status nd_alloc_tensor(nd_err *e, nd_tensor *out, int dtype, int ndim,
   if (nd_contiguous_strides(e, ndim, size, out->stride, &numel))
     return e->code;
   nbytes = numel * nd_dtype_size(dtype); /* bounded by the check above */
-  nd_storage *s;
-  if (nd_storage_new(e, &s, nbytes, zero)) return e->code;
+  nd_storage *s = scratch_for(out);
+  if (s) {
+    if (nbytes > s->nbytes)
+      return nd_fail(e, ND_ENOMEM, "empty: %lld bytes do not fit the "
+                     "scratch's %lld", (long long)nbytes,
+                     (long long)s->nbytes);
+    nd_storage_retain(s);
+    if (zero && nbytes) memset(s->data, 0, (size_t)nbytes);
+  } else if (nd_storage_new(e, &s, nbytes, zero)) {
+    return e->code;
+  }
   out->storage = s;
   out->dtype = dtype;
   out->ndim = ndim;
