@@ -236,6 +236,33 @@ local list = {
   { "nd.matmul(m, n)", "np.matmul(m, n)" },
   { "nd.matmul(m, n, p)", "np.matmul(m, n, out=p)" },
 }
+-- The rows of C.fcalls (src/lua/lfcall.c), generated: each on the vec3 a
+-- and the 4x4 m (contiguous: its transpose mt), with the arguments and
+-- NumPy's statement FC gives (# the operand); a row FC does not know is
+-- called without arguments, beside nothing.
+local FC = {
+  to = { '"float64"', "#.astype(np.float64)" }, float = { "", "#.astype(np.float32)" },
+  double = { "", "#.astype(np.float64)" }, int = { "", "#.astype(np.int32)" },
+  long = { "", "#.astype(np.int64)" }, byte = { "", "#.astype(np.uint8)" },
+  bool = { "", "#.astype(bool)" }, contiguous = { "", "np.ascontiguousarray(#)" },
+  cumsum = { "1", "np.cumsum(#, axis=0)" }, cumprod = { "1", "np.cumprod(#, axis=0)" },
+  softmax = { "1" }, log_softmax = { "1" }, sort = { "", "np.sort(#)" },
+  argsort = { "", "np.argsort(#)" }, var = { "1", "np.var(#, axis=0, ddof=1)" },
+  std = { "1", "np.std(#, axis=0, ddof=1)" }, dot = { "b", "np.dot(#, b)", vector = true },
+}
+local fcalls = require("nd.internal").fcalls
+if not fcalls then -- a build before the table (for the comparison): FC's rows
+  fcalls = {}
+  for name in pairs(FC) do fcalls[#fcalls + 1] = { name = name } end
+  table.sort(fcalls, function(x, y) return x.name < y.name end)
+end
+for _, row in ipairs(fcalls) do
+  local fc = FC[row.name] or { "" }
+  for _, x in ipairs(fc.vector and { "a" } or { "a", row.name == "contiguous" and "mt" or "m" }) do
+    local src = ("%s:%s(%s)"):format(x, row.name, fc[1])
+    list[#list + 1] = { src, fc[2] and (fc[2]:gsub("#", x)) }
+  end
+end
 local list_fns = {}
 for _, r in ipairs(list) do
   list_fns[r[1]] = compile(r[1], list_env)
@@ -276,7 +303,7 @@ for _, row in ipairs(ops) do
   end
 end
 
-print("\n== calls: views, copies, clamp/where/lerp, matmul (float32), ns per call")
+print("\n== calls: views, copies, clamp/where/lerp, matmul, C.fcalls (float32), ns per call")
 print(("%-26s %9s  %-32s %9s %7s"):format("nd", "nd", "NumPy", "NumPy", "ratio"))
 for _, r in ipairs(list) do
   local i = np_index["list|" .. r[1]]

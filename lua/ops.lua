@@ -292,6 +292,68 @@ return function(ext)
     end, slow)
   end
 
+  -- The rows of C.fcalls (src/lua/lfcall.c): functions of a tensor (or
+  -- two) and up to three values, handed to C as they are, with their
+  -- kinds (2 bits each: nil, number, boolean, a dtype's name as its id);
+  -- C applies the classic function's rules and the core makes the
+  -- results into the scratches. 1: new small tensors, 2: t itself, 3: a
+  -- value (0-d, read as t:item() reads); 0: the classic function runs.
+  local fcall, dtype_id = lib.fcall, ext.dtype_id
+  local xv = ffi.new("double[3]")
+  local function kind_of(v, i) -- its kind, v's number into xv[i]; nil: none
+    local ty = type(v)
+    if v == nil then return 0 end
+    if ty == "number" then xv[i] = v; return 1 end
+    if ty == "boolean" then xv[i] = v and 1 or 0; return 2 end
+    if ty == "string" then
+      local id = dtype_id[v]
+      if id == nil then return nil end
+      xv[i] = id
+      return 3
+    end
+    return nil
+  end
+  for _, row in ipairs(C.fcalls) do
+    local id, name, two, slow = row.id, row.name, row.results == 2, C[row.name]
+    local f = function(t, ...) -- ...: the classic function sees as many
+      local a, b, c = ...
+      local h = live(t)
+      if h ~= nil then
+        local u
+        if row.tensors == 2 then u = live(a); a = nil end
+        local ka, kb, kc = kind_of(a, 0), kind_of(b, 1), kind_of(c, 2)
+        if ka and kb and kc and (u ~= nil or row.tensors == 1) then
+          plan.storage, plan2.storage = scratch, scratch2
+          local code = fcall(err, plan, plan2, id, h, u, xv, ka + kb * 4 + kc * 16)
+          if code == 1 then
+            local r = made(plan, buf) -- nil: empty (the classic function)
+            if not two then
+              if r ~= nil then return r end
+            else
+              local ix = made(plan2, buf2)
+              if r ~= nil and ix ~= nil then return r, ix end
+            end
+          elseif code == 2 then
+            return t
+          elseif code == 3 then
+            return value(plan.dtype, buf, 0)
+          end
+        end
+      end
+      return slow(t, ...)
+    end
+    local slow_exact = slow -- a value read again exactly (dot of int64)
+    if not two then
+      slow_exact = function(...)
+        local v = slow(...)
+        if exact(v) then return v end
+        return (f(...))
+      end
+    end
+    ext.fast(nd, name, f, slow_exact)
+    if methods[name] then ext.fast(methods, name, f, slow_exact) end
+  end
+
   -- clone of a small tensor: a new small row-major tensor (as the
   -- classic clone's) the core copies into through the FFI; bigger
   -- tensors go to the C binding.

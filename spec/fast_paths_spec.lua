@@ -236,6 +236,20 @@ describe("fast views and elements", function()
     assert.is_true(n > 5000)
   end)
 
+  local function describe_all(...) -- every value returned, tensors whole
+    local parts = { select("#", ...) }
+    for k = 1, select("#", ...) do
+      local x = select(k, ...)
+      if nd.is_tensor(x) then
+        parts[#parts + 1] = x:dtype() .. "{" .. table.concat(x:size(), ",") .. "}{"
+          .. table.concat(x:stride(), ",") .. "}" .. x:storage_offset() .. tostring(x)
+      else
+        parts[#parts + 1] = type(x) .. " " .. tostring(x)
+      end
+    end
+    return table.concat(parts, " | ")
+  end
+
   it("reductions, full and along dims, are the classic binding's", function()
     local internal, n = require "nd.internal", 0
     local inputs = {
@@ -263,19 +277,6 @@ describe("fast views and elements", function()
                    { n = 1, 1.5 }, { n = 1, 0 / 0 }, { n = 1, { 1, 2, 3 } }, { n = 2, { 3, 1 }, true },
                    { n = 3, 2, { 1, 2 }, true }, { n = 3, 1, -1, false }, { n = 2, 0 / 0, 1 },
                    { n = 1, { 1, nil, 2 } } }
-    local function describe_all(...) -- every value returned, tensors whole
-      local parts = { select("#", ...) }
-      for k = 1, select("#", ...) do
-        local x = select(k, ...)
-        if nd.is_tensor(x) then
-          parts[#parts + 1] = x:dtype() .. "{" .. table.concat(x:size(), ",") .. "}{"
-            .. table.concat(x:stride(), ",") .. "}" .. x:storage_offset() .. tostring(x)
-        else
-          parts[#parts + 1] = type(x) .. " " .. tostring(x)
-        end
-      end
-      return table.concat(parts, " | ")
-    end
     local names = { "argmin", "argmax" }
     for _, row in ipairs(internal.optable) do
       if row.family == "reduce" then names[#names + 1] = row.name end
@@ -293,6 +294,50 @@ describe("fast views and elements", function()
       end
     end
     assert.is_true(n > 3000)
+  end)
+  it("the calls of C.fcalls are the classic binding's", function()
+    local internal, n = require "nd.internal", 0
+    local inputs = {
+      function() return nd.tensor({ 3, -1.5, 2, 0.25 }, "float32") end,
+      function() return nd.tensor({ { 1, 2, 3 }, { 4, 5, 6 } }):t() end,
+      function() return nd.tensor({ 0 / 0, 1, 2 }) end,
+      function() return nd.tensor({ 7, -2, 9 }, "int32") end,
+      function() return nd.tensor({ 2 ^ 53, 2 ^ 52, 3 }, "int64") end,
+      function() return nd.tensor({ 200, 100 }, "uint8") end,
+      function() return nd.tensor({ true, false }) end,
+      function() return nd.tensor(5) end,
+      function() return nd.zeros(0) end,
+      function() return nd.zeros(0, 3) end,
+      function() return nd.arange(3):expand(2, 3) end,
+      function() return nd.arange(40):view(8, 5) end,
+      function() return nd.arange(24, "float32"):view(2, 3, 4):permute(3, 1, 2) end,
+      function() return nd.arange(900):view(30, 30) end, -- results past the scratch
+    }
+    local V = { 1, 2, -1, 3, 0, 1.5, 0 / 0, true, false, "float64", "int32", "bool", "x", {}, { 1 } }
+    local arglists = { { n = 0 }, { n = 1, nil } }
+    for _, a in ipairs(V) do
+      arglists[#arglists + 1] = { n = 1, a }
+      arglists[#arglists + 1] = { n = 2, 1, a }
+      arglists[#arglists + 1] = { n = 3, -1, false, a }
+      arglists[#arglists + 1] = { n = 2, nil, a }
+    end
+    for _, row in ipairs(internal.fcalls) do
+      for i, mk in ipairs(inputs) do
+        for j, a in ipairs(arglists) do
+          local t = mk()
+          local args = a
+          if row.tensors == 2 then -- a second tensor first: t's own and another
+            args = { n = a.n + 1, i % 2 == 0 and t or mk():flip(1), unpack(a, 1, a.n) }
+          end
+          local fast, slow = both(t, function()
+            return describe_all(t[row.name](t, unpack(args, 1, args.n)))
+          end)
+          assert.same(slow, fast, row.name .. " input " .. i .. " args " .. j)
+          n = n + 1
+        end
+      end
+    end
+    assert.is_true(n > 10000)
   end)
 end)
 

@@ -19,14 +19,6 @@ static void head(nd_tensor *d, const nd_tensor *s) {
   memcpy(d->stride, s->stride, (size_t)s->ndim * sizeof(int64_t));
 }
 
-/* A dim of t: 1..ndim or -ndim..-1, and 1 or -1 for a 0-d tensor as
- * ndL_dim_of takes it; -1 when not one. */
-static int dim_of(double d, const nd_tensor *t) {
-  int64_t p;
-  if (!nd_whole(d, &p)) return -1;
-  if (t->ndim == 0) return p == 1 || p == -1 ? 0 : -1;
-  return (int)ndL_pos(p, t->ndim);
-}
 /* A dim of n dims (ndL_dim), or a position in a dim of n (ndL_index). */
 static int64_t pos(double d, int64_t n) {
   int64_t p;
@@ -72,7 +64,7 @@ static int view(nd_tensor *r, const nd_tensor *base, int op, int n, double a,
     break;
   case V_TRANSPOSE:
   case V_MOVEDIM:
-    if (n != 2 || (d[0] = dim_of(a, t)) < 0 || (d[1] = dim_of(b, t)) < 0)
+    if (n != 2 || (d[0] = ndL_dim_num(a, t)) < 0 || (d[1] = ndL_dim_num(b, t)) < 0)
       return 1;
     st = op == V_TRANSPOSE ? nd_transpose(&e, r, t, d[0], d[1])
                            : nd_movedim(&e, r, t, d[0], d[1]);
@@ -138,7 +130,7 @@ static int view(nd_tensor *r, const nd_tensor *base, int op, int n, double a,
       for (n = 0; n < k; n++) d[n] = n;
     } else {
       for (int i = 0; i < n; i++)
-        if ((d[i] = dim_of(x[i], t)) < 0) return 1;
+        if ((d[i] = ndL_dim_num(x[i], t)) < 0) return 1;
     }
     st = nd_flip(&e, r, t, n, d);
     break;
@@ -360,39 +352,27 @@ static int reduce_all(nd_err *e, void *v, int op, const nd_tensor *t,
  * its id; p is norm's) over the n dims at x; kind 1 min/max (op ND_R_MIN
  * or ND_R_MAX) along one dim, values into r and indices into ix; kind 2
  * argmin/argmax, indices into ix (n = 0: of all, a 0-d result). Dims as Lua gave them (ndL_dimlist's
- * rule: dim_of), keepdim. 1 when done, r's and ix's layouts set; 0 when
+ * rule: ndL_dim_num), keepdim. 1 when done, r's and ix's layouts set; 0 when
  * the core refuses or a result does not fit (each keeps its scratch). */
 static int reduce_dims(nd_err *e, nd_tensor *r, nd_tensor *ix, int kind,
                        int op, const nd_tensor *t, int n, const double *x,
                        int keep, double p) {
-  nd_storage *sr = r ? r->storage : NULL, *si = ix ? ix->storage : NULL;
   int dims[ND_MAX_DIMS];
   if (n < (kind == 2 ? 0 : 1) || n > (kind ? 1 : ND_MAX_DIMS) ||
-      !(kind == 2 || sr) || !(kind == 0 || si))
+      !(kind == 2 || (r && r->storage)) || !(kind == 0 || (ix && ix->storage)))
     return 0;
   dims[0] = -1; /* argmin/argmax of all */
   for (int i = 0; i < n; i++)
-    if ((dims[i] = dim_of(x[i], t)) < 0) return 0;
-  nd_tensor *v = kind == 0 ? r : kind == 1 ? r : NULL;
-  nd_result_into(0, v, sr);
-  nd_result_into(1, kind ? ix : NULL, si);
-  if (v) v->storage = NULL; /* unset, as the core takes a new result's */
-  if (kind) ix->storage = NULL;
+    if ((dims[i] = ndL_dim_num(x[i], t)) < 0) return 0;
+  nd_tensor *v = kind == 2 ? NULL : r;
+  ndL_into in;
+  ndL_into_begin(&in, v, kind ? ix : NULL);
   nd_status st = kind ? nd_reduce_arg(e, v, ix, op, t, dims[0], keep)
                  : op == ND_R_NORM ? nd_norm(e, r, t, p, n, dims, keep)
                  : op >= 0 && op < ND_NREDUCE
                      ? nd_reduce(e, r, op, t, n, dims, keep)
                      : (e->code = ND_EINVAL);
-  nd_result_into(0, NULL, NULL);
-  nd_result_into(1, NULL, NULL);
-  int ok = !st && (!v || v->storage == sr) && (!kind || ix->storage == si);
-  if (!st) { /* the references the results took (a result elsewhere: its
-               * storage); the headers stay for Lua to read */
-    if (v) nd_storage_release(v->storage);
-    if (kind) nd_storage_release(ix->storage);
-  }
-  if (v) v->storage = sr;
-  if (kind) ix->storage = si;
+  int ok = ndL_into_end(&in, st);
   if (ok && kind) ndL_one_based(ix);
   return ok;
 }
@@ -430,14 +410,16 @@ static int reduce_dims(nd_err *e, nd_tensor *r, nd_tensor *ix, int kind,
                    const T *, double, const T *, double, int), ew_plan)     \
   X(int, reduce_all, (E *, void *, int, const T *, double), reduce_all)   \
   X(int, reduce_dims, (E *, T *, T *, int, int, const T *, int,            \
-                       const double *, int, double), reduce_dims)
+                       const double *, int, double), reduce_dims)          \
+  X(int, fcall, (E *, T *, T *, int, const T *, const T *, const double *, \
+                 int), ndL_fcall)
 #define FIELD(R, name, params, f) R(*name) params;
 static const struct { FFI_API(FIELD) } ffi_api = {
 #define INIT(R, name, params, f) f,
     FFI_API(INIT)};
 #define DECL(R, name, params, f) #R " (*" #name ")" #params "; "
 static const char ffi_api_decl[] =
-    "typedef struct ndffi15_api { " FFI_API(DECL) "} ndffi15_api;";
+    "typedef struct ndffi16_api { " FFI_API(DECL) "} ndffi16_api;";
 #undef FIELD
 #undef INIT
 #undef DECL

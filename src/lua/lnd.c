@@ -218,6 +218,7 @@ int ndL_open(lua_State *L, void (*areas)(lua_State *L)) {
   lua_newtable(L); /* C: the raw functions, which lua/nd.lua arranges */
   ndL_open_object(L);
   ndL_open_ffi(L);
+  ndL_open_fcalls(L);
   ndL_open_call(L);
   areas(L);
   lua_pushcfunction(L, l_modules);

@@ -116,6 +116,29 @@ static inline int64_t ndL_pos(int64_t p, int64_t n) {
   if (p < 0 && p >= -n) return n + p;
   return -1;
 }
+/* A dim given as a Lua number d of t: 1..ndim or -ndim..-1, and 1 or -1
+ * for a 0-d tensor (ndL_dim_of's rule); 0-based, or -1 when not one. */
+static inline int ndL_dim_num(double d, const nd_tensor *t) {
+  int64_t p;
+  if (!nd_whole(d, &p)) return -1;
+  if (t->ndim == 0) return p == 1 || p == -1 ? 0 : -1;
+  return (int)ndL_pos(p, t->ndim);
+}
+/* The LuaJIT fast paths' new results (lfcall.c): r and r2 (either may be
+ * NULL), headers whose storages are Lua's scratches, are named to the
+ * core (nd_result_into) and unset for the call; ndL_into_end takes the
+ * references the results hold and gives the scratches back: 1 when every
+ * named result is in its scratch (the call succeeded: st is 0). */
+typedef struct ndL_into {
+  nd_tensor *r[2];
+  nd_storage *s[2];
+} ndL_into;
+void ndL_into_begin(ndL_into *in, nd_tensor *r, nd_tensor *r2);
+int ndL_into_end(ndL_into *in, nd_status st);
+int ndL_fcall(nd_err *e, nd_tensor *r, nd_tensor *r2, int id,
+              const nd_tensor *t, const nd_tensor *u, const double *x,
+              int kinds);
+void ndL_open_fcalls(lua_State *L);
 /* An index table's entry: a number (m = -1, v[0]) or a range {first,
  * last, step} of m (0..3) entries. */
 typedef struct ndL_entry {
