@@ -250,24 +250,25 @@ describe("fast views and elements", function()
     return table.concat(parts, " | ")
   end
 
+  local inputs = { -- of the reductions and the calls of C.fcalls
+    function() return nd.tensor({ 3, -1.5, 2, 0.25 }, "float32") end,
+    function() return nd.tensor({ { 1, 2, 3 }, { 4, 5, 6 } }):t() end,
+    function() return nd.tensor({ 0 / 0, 1, 2 }) end,
+    function() return nd.tensor({ 7, -2, 9 }, "int32") end,
+    function() return nd.tensor({ 2 ^ 53, 2 ^ 52, 3 }, "int64") end,
+    function() return nd.tensor({ 200, 100 }, "uint8") end,
+    function() return nd.tensor({ true, false }) end,
+    function() return nd.tensor(5) end,
+    function() return nd.zeros(0) end,
+    function() return nd.zeros(0, 3) end,
+    function() return nd.arange(3):expand(2, 3) end,
+    function() return nd.arange(40):view(8, 5) end,
+    function() return nd.arange(24, "float32"):view(2, 3, 4):permute(3, 1, 2) end,
+    function() return nd.arange(900):view(30, 30) end, -- results past the scratch
+  }
+
   it("reductions, full and along dims, are the classic binding's", function()
     local internal, n = require "nd.internal", 0
-    local inputs = {
-      function() return nd.tensor({ 3, -1.5, 2, 0.25 }, "float32") end,
-      function() return nd.tensor({ { 1, 2, 3 }, { 4, 5, 6 } }):t() end,
-      function() return nd.tensor({ 0 / 0, 1, 2 }) end,
-      function() return nd.tensor({ 7, -2, 9 }, "int32") end,
-      function() return nd.tensor({ 2 ^ 53, 2 ^ 52, 3 }, "int64") end,
-      function() return nd.tensor({ 200, 100 }, "uint8") end,
-      function() return nd.tensor({ true, false }) end,
-      function() return nd.tensor(5) end,
-      function() return nd.zeros(0) end,
-      function() return nd.zeros(0, 3) end,
-      function() return nd.arange(3):expand(2, 3) end,
-      function() return nd.arange(40):view(8, 5) end,
-      function() return nd.arange(24, "float32"):view(2, 3, 4):permute(3, 1, 2) end,
-      function() return nd.arange(900):view(30, 30) end, -- results past the scratch
-    }
     local args = { { n = 0 }, { n = 2, nil, true }, { n = 1, 1 }, { n = 2, -1, true },
                    { n = 1, 2 }, { n = 1, 0.5 }, { n = 1, math.huge }, { n = 1, -math.huge },
                    { n = 1, "fro" }, { n = 1, "x" }, { n = 1, true }, { n = 3, nil, nil, 1 },
@@ -297,22 +298,6 @@ describe("fast views and elements", function()
   end)
   it("the calls of C.fcalls are the classic binding's", function()
     local internal, n = require "nd.internal", 0
-    local inputs = {
-      function() return nd.tensor({ 3, -1.5, 2, 0.25 }, "float32") end,
-      function() return nd.tensor({ { 1, 2, 3 }, { 4, 5, 6 } }):t() end,
-      function() return nd.tensor({ 0 / 0, 1, 2 }) end,
-      function() return nd.tensor({ 7, -2, 9 }, "int32") end,
-      function() return nd.tensor({ 2 ^ 53, 2 ^ 52, 3 }, "int64") end,
-      function() return nd.tensor({ 200, 100 }, "uint8") end,
-      function() return nd.tensor({ true, false }) end,
-      function() return nd.tensor(5) end,
-      function() return nd.zeros(0) end,
-      function() return nd.zeros(0, 3) end,
-      function() return nd.arange(3):expand(2, 3) end,
-      function() return nd.arange(40):view(8, 5) end,
-      function() return nd.arange(24, "float32"):view(2, 3, 4):permute(3, 1, 2) end,
-      function() return nd.arange(900):view(30, 30) end, -- results past the scratch
-    }
     local V = { 1, 2, -1, 3, 0, 1.5, 0 / 0, true, false, "float64", "int32", "bool", "x", {}, { 1 } }
     local arglists = { { n = 0 }, { n = 1, nil } }
     for _, a in ipairs(V) do
