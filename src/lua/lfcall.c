@@ -184,8 +184,8 @@ int ndL_fcall(nd_err *e, nd_tensor *r, nd_tensor *r2, int id,
   ndL_into_begin(&in, r, r2);
   e->code = ND_OK;
   int code = rows[id].f(e, r, r2, t, u, x, kinds);
-  if (!ndL_into_end(&in, code == 0 || code == 2 ? ND_EINVAL : ND_OK))
-    return 0;
+  int made = code == 1 || code == 3; /* 2 (t itself) made nothing */
+  if (!ndL_into_end(&in, made ? ND_OK : ND_EINVAL) && made) return 0;
   return code;
 }
 
