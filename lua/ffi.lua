@@ -39,9 +39,9 @@ return function(ext)
   -- with more, the C function runs and raises as it does for every call.
   -- Metamethods take what Lua passes them.
   local nargs, select = C.nargs, select
-  function ext.fast(tbl, key, f, slow)
+  function ext.fast(tbl, key, f, slow, ns) -- ns: "linalg" for nd.linalg
     slow = slow or tbl[key]
-    local n = key:sub(1, 2) ~= "__" and nargs(key) or -1
+    local n = key:sub(1, 2) ~= "__" and nargs(key, ns) or -1
     if n >= 0 then
       local fast_f, slow_f = f, slow
       f = function(...)
@@ -90,10 +90,10 @@ return function(ext)
       int64_t M, N, K; int nbd; int64_t bsize[@D], bstride[3][@D];
       int64_t mstride[3][2], origin[3];
     } ndffi2_plan;]],
-    ndffi16_api = C.ffi_api_decl:gsub("%f[%w_]([SETP])%f[^%w_]", { S = "int", E = "ndffi3_err",
+    ndffi17_api = C.ffi_api_decl:gsub("%f[%w_]([SETP])%f[^%w_]", { S = "int", E = "ndffi3_err",
       T = "ndffi2_tensor", P = "ndffi2_plan" }),
   }
-  local order = { "ndffi3_err", "ndffi2_storage", "ndffi2_tensor", "ndffi2_plan", "ndffi16_api" }
+  local order = { "ndffi3_err", "ndffi2_storage", "ndffi2_tensor", "ndffi2_plan", "ndffi17_api" }
   for _, name in ipairs(order) do
     if not pcall(ffi.typeof, name) then
       local decl = decls[name]:gsub("@D", consts.MAX_DIMS):gsub("@M", consts.ERR_MSG)
@@ -109,7 +109,7 @@ return function(ext)
     if not checked_below[cname] and (not n or ffi.sizeof(n) ~= size) then return end -- nd.h drifted: no FFI
   end
 
-  local lib = ffi.cast("const ndffi16_api *", C.ffi_api())
+  local lib = ffi.cast("const ndffi17_api *", C.ffi_api())
   local LIVE, DEAD, OWNER, VIEW, SMALL_KIND, small_mark = C.tags()
 
   -- The tensor object: every tensor is one cdata of this type -- the C

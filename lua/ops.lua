@@ -292,15 +292,20 @@ return function(ext)
     end, slow)
   end
 
-  -- The rows of C.fcalls (src/lua/lfcall.c): functions of a tensor (or
-  -- two) and up to three values, handed to C as they are, with their
-  -- kinds (2 bits each: nil, number, boolean, a dtype's name as its id);
-  -- C applies the classic function's rules and the core makes the
-  -- results into the scratches. 1: new small tensors, 2: t itself, 3: a
-  -- value (0-d, read as t:item() reads); 0: the classic function runs.
-  local fcall, dtype_id = lib.fcall, ext.dtype_id
-  local xv = ffi.new("double[3]")
-  local function kind_of(v, i) -- its kind, v's number into xv[i]; nil: none
+  -- The rows of C.fcalls (src/lua/lfcall.c): functions of a tensor and
+  -- up to four values, handed to C as they are, with their kinds (3 bits
+  -- each: nil, number, boolean, a dtype's name as its id, a tensor); C
+  -- applies the classic function's rules and the core makes the results
+  -- into the scratches. fcall gives 1: new small tensors (a result not
+  -- made has ndim -1), 2: t itself, 3: values (0-d results, read as
+  -- t:item() reads); 0: the classic function runs.
+  local fcall, dtype_id, select = lib.fcall, ext.dtype_id, select
+  local plan3, scratch3, buf3 = ffi.new("ndffi2_tensor"), ffi.new("ndffi2_storage"), ffi.new("double[16]")
+  scratch3.data, scratch3.nbytes, scratch3.refs = buf3, 128, 1
+  local plans = ffi.new("ndffi2_tensor *[3]", { plan, plan2, plan3 })
+  local P, B = { plan, plan2, plan3 }, { buf, buf2, buf3 }
+  local ts, xv = ffi.new("const ndffi2_tensor *[4]"), ffi.new("double[4]")
+  local function kind_of(v, i) -- its kind, its number or header into xv/ts
     local ty = type(v)
     if v == nil then return 0 end
     if ty == "number" then xv[i] = v; return 1 end
@@ -311,47 +316,55 @@ return function(ext)
       xv[i] = id
       return 3
     end
-    return nil
+    local h = live(v)
+    if h == nil then return nil end
+    ts[i] = h
+    return 4
+  end
+  local function results(code, k, n) -- results k..n of a call that made them
+    if k > n or P[k].ndim < 0 then return end
+    local p, b = P[k], B[k]
+    if code == 3 then return value(p.dtype, b, 0), results(code, k + 1, n) end
+    local r = made(p, b)
+    if r == nil then return false end -- empty: the classic function
+    return r, results(code, k + 1, n)
   end
   for _, row in ipairs(C.fcalls) do
-    local id, name, two, slow = row.id, row.name, row.results == 2, C[row.name]
+    local id, name, n, slow = row.id, row.name, row.results, nil
+    local tbl = row.module == "linalg" and nd.linalg or nd
+    slow = tbl[name]
     local f = function(t, ...) -- ...: the classic function sees as many
-      local a, b, c = ...
       local h = live(t)
-      if h ~= nil then
-        local u
-        if row.tensors == 2 then u = live(a); a = nil end
-        local ka, kb, kc = kind_of(a, 0), kind_of(b, 1), kind_of(c, 2)
-        if ka and kb and kc and (u ~= nil or row.tensors == 1) then
-          plan.storage, plan2.storage = scratch, scratch2
-          local code = fcall(err, plan, plan2, id, h, u, xv, ka + kb * 4 + kc * 16)
-          if code == 1 then
-            local r = made(plan, buf) -- nil: empty (the classic function)
-            if not two then
-              if r ~= nil then return r end
-            else
-              local ix = made(plan2, buf2)
-              if r ~= nil and ix ~= nil then return r, ix end
+      if h ~= nil and select("#", ...) <= 4 then
+        local a, b, c, d = ...
+        local ka, kb, kc, kd = kind_of(a, 0), kind_of(b, 1), kind_of(c, 2), kind_of(d, 3)
+        if ka and kb and kc and kd then
+          plan.storage, plan2.storage, plan3.storage = scratch, scratch2, scratch3
+          local code = fcall(err, plans, id, h, ts, xv, ka + kb * 8 + kc * 64 + kd * 512)
+          if code == 2 then return t end
+          if code == 1 or code == 3 then
+            local r, r2, r3 = results(code, 1, n)
+            if r ~= false and r2 ~= false and r3 ~= false then
+              if r3 ~= nil then return r, r2, r3 end
+              if r2 ~= nil then return r, r2 end
+              return r
             end
-          elseif code == 2 then
-            return t
-          elseif code == 3 then
-            return value(plan.dtype, buf, 0)
           end
         end
       end
       return slow(t, ...)
     end
-    local slow_exact = slow -- a value read again exactly (dot of int64)
-    if not two then
+    local slow_exact = slow -- a value read again exactly (int64 past 2^53)
+    if row.results < 3 then
       slow_exact = function(...)
-        local v = slow(...)
-        if exact(v) then return v end
-        return (f(...))
+        local v, w = slow(...)
+        if not exact(v) then return f(...) end
+        if w == nil then return v end
+        return v, w
       end
     end
-    ext.fast(nd, name, f, slow_exact)
-    if methods[name] then ext.fast(methods, name, f, slow_exact) end
+    ext.fast(tbl, name, f, slow_exact, row.module ~= "" and row.module or nil)
+    if tbl == nd and methods[name] then ext.fast(methods, name, f, slow_exact) end
   end
 
   -- clone of a small tensor: a new small row-major tensor (as the

@@ -297,32 +297,78 @@ describe("fast views and elements", function()
     assert.is_true(n > 3000)
   end)
   it("the calls of C.fcalls are the classic binding's", function()
+    -- Each call twice on fresh operands (in-place rows write t), FFI on
+    -- and off: the same values, tensors, errors, number of results, and
+    -- the same t afterwards.
     local internal, n = require "nd.internal", 0
-    local V = { 1, 2, -1, 3, 0, 1.5, 0 / 0, true, false, "float64", "int32", "bool", "x", {}, { 1 } }
+    local mats = {
+      function() return nd.tensor({ { 4, 1, 0 }, { 1, 3, 1 }, { 0, 1, 2 } }) end,
+      function() return nd.tensor({ { 2, 7 }, { 1, 8 } }, "float32"):t() end,
+      function() return nd.tensor({ { 1, 2 }, { 2, 4 } }) end, -- singular
+      function() return nd.tensor({ 1, 2, 3, 4, 5, 6 }):view(3, 2):expand(2, 3, 2) end,
+    }
+    local ins = { inputs[1], inputs[2], inputs[4], inputs[5], inputs[7], inputs[8],
+                  inputs[9], inputs[12], mats[1], mats[2], mats[3], mats[4] }
+    -- Values: numbers, booleans, strings, and tensors made per call from
+    -- t (a mask, a copy) or fixed (indices, a matrix, a vector).
+    local T = {
+      idx = function() return nd.tensor({ 1, 2 }, "int64") end,
+      bad = function() return nd.tensor({ 0, 9 }, "int64") end,
+      mask = function(t) return t:gt(1) end,
+      same = function(t) return t:clone() end,
+      mat = function() return nd.tensor({ { 2, 1, 0 }, { 1, 2, 0 }, { 0, 0, 1 } }) end,
+      vec = function() return nd.arange(3, "float32") end,
+    }
+    local P1 = { 1, 2, -1, 0, 1.5, 0 / 0, true, false, "float64", "x", {}, T.idx, T.mask,
+                 T.same, T.mat, T.vec }
     local arglists = { { n = 0 }, { n = 1, nil } }
-    for _, a in ipairs(V) do
-      arglists[#arglists + 1] = { n = 1, a }
-      arglists[#arglists + 1] = { n = 2, 1, a }
-      arglists[#arglists + 1] = { n = 3, -1, false, a }
-      arglists[#arglists + 1] = { n = 2, nil, a }
+    for _, a in ipairs(P1) do arglists[#arglists + 1] = { n = 1, a } end
+    local A2 = { n = 6, nil, 1, true, T.idx, T.same, T.vec }
+    for i = 1, A2.n do
+      for _, b in ipairs({ 1, -1, true, T.idx, T.same, T.mask }) do
+        arglists[#arglists + 1] = { n = 2, A2[i], b }
+      end
+    end
+    for _, a in ipairs({ 1, 2, -1 }) do
+      for _, b in ipairs({ T.idx, T.bad, 2 }) do
+        for _, c in ipairs({ T.same, 2.5, true, T.vec }) do
+          arglists[#arglists + 1] = { n = 3, a, b, c }
+        end
+      end
+    end
+    for _, a in ipairs({ { 2, 1, true, false }, { T.mat, T.mat, 0.5, 2 }, { 1, T.idx, T.same, 2 },
+                         { 1, T.idx, T.same, "x" }, { 2, nil, false, true } }) do
+      arglists[#arglists + 1] = { n = 4, a[1], a[2], a[3], a[4] }
+    end
+    -- past four values (addmm's out): the classic function's
+    arglists[#arglists + 1] = { n = 5, T.mat, T.mat, 2, -1, function() return nd.zeros(3, 3):t() end }
+    arglists[#arglists + 1] = { n = 5, 2, 1, true, false, 1 }
+    local function run(row, mk, a)
+      local t = mk()
+      local args = { n = a.n }
+      for k = 1, a.n do
+        local v = a[k]
+        if type(v) == "function" then v = v(t) end
+        args[k] = v
+      end
+      local f = row.module == "linalg" and nd.linalg[row.name] or nd[row.name]
+      local ok, got = pcall(function() return describe_all(f(t, unpack(args, 1, args.n))) end)
+      return (ok and got or ("error " .. tostring(got))) .. " t: " .. describe_all(t)
     end
     for _, row in ipairs(internal.fcalls) do
-      for i, mk in ipairs(inputs) do
+      for i, mk in ipairs(ins) do
         for j, a in ipairs(arglists) do
-          local t = mk()
-          local args = a
-          if row.tensors == 2 then -- a second tensor first: t's own and another
-            args = { n = a.n + 1, i % 2 == 0 and t or mk():flip(1), unpack(a, 1, a.n) }
-          end
-          local fast, slow = both(t, function()
-            return describe_all(t[row.name](t, unpack(args, 1, args.n)))
-          end)
-          assert.same(slow, fast, row.name .. " input " .. i .. " args " .. j)
+          nd.use_ffi(true)
+          local fast = run(row, mk, a)
+          nd.use_ffi(false)
+          local slow = run(row, mk, a)
+          nd.use_ffi(true)
+          assert.equals(slow, fast, row.name .. " input " .. i .. " args " .. j)
           n = n + 1
         end
       end
     end
-    assert.is_true(n > 10000)
+    assert.is_true(n > 50000, n)
   end)
 end)
 

@@ -118,13 +118,13 @@ static int dispatch(lua_State *L) {
   return d->f(L);
 }
 
-/* nargs(name): how many arguments the Lua-layer function name takes (-1:
- * any), from largs.c's table; too_many(name, ...) raises as the
- * dispatcher does. A name missing from the table is an error here, so a
- * Lua function cannot go unchecked. */
+/* nargs(name [, "linalg"]): how many arguments the Lua-layer function
+ * name (of nd.linalg) takes (-1: any), from largs.c's table;
+ * too_many(name, ...) raises as the dispatcher does. A name missing from
+ * the table is an error here, so a Lua function cannot go unchecked. */
 static int l_nargs(lua_State *L) {
   const char *params, *hint, *name = luaL_checkstring(L, 1);
-  int n = ndL_params(NULL, name, &params, &hint);
+  int n = ndL_params(luaL_optstring(L, 2, NULL), name, &params, &hint);
   if (n == -2) return ndL_error(L, "nd: no parameter list for %s", name);
   lua_pushinteger(L, n);
   return 1;

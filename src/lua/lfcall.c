@@ -1,17 +1,19 @@
-/* The FFI's calls of the core with new results: rows of functions of a
- * tensor (and maybe a second), and up to three Lua values, whose results
- * the core makes into Lua's scratches (nd_result_into), copied by
- * lua/ops.lua into new small tensors. Lua hands each value over as it is,
- * with its kind (2 bits each, from bit 0: 0 nil, 1 number, 2 boolean, 3
- * a dtype, by id, from its name); each row applies the classic function's
- * rules to them and refuses (0) whatever it would not take as given -- the
- * classic function then runs, and raises. A row added to the table is on
- * the fast path by itself (C.fcalls). */
+/* The FFI's calls of the core with new results (C.fcalls): rows of
+ * functions of a tensor and up to four Lua values, whose results the core
+ * makes into Lua's scratches (nd_result_into), copied by lua/ops.lua into
+ * new small tensors. Lua hands each value over as it is, with its kind (3
+ * bits each, from bit 0: nil, number, boolean, a dtype (by id, from its
+ * name), a tensor (its header in ts)). A row names the kinds it takes
+ * (pattern below), checked before it runs; the row applies the classic
+ * function's other rules and refuses (0) whatever the classic function
+ * would not take as given -- which then runs, and raises. A row added to
+ * the table is on the fast path and in `make bench BENCH=calls` by
+ * itself. */
 #include "lnd.h"
 
-void ndL_into_begin(ndL_into *in, nd_tensor *r, nd_tensor *r2) {
-  in->r[0] = r, in->r[1] = r2;
-  for (int k = 0; k < 2; k++) {
+void ndL_into_begin(ndL_into *in, nd_tensor *const *r, int n) {
+  for (int k = 0; k < 3; k++) {
+    in->r[k] = k < n ? r[k] : NULL;
     in->s[k] = in->r[k] ? in->r[k]->storage : NULL;
     nd_result_into(k, in->r[k], in->s[k]);
     if (in->r[k]) in->r[k]->storage = NULL; /* unset, as the core takes one */
@@ -20,11 +22,13 @@ void ndL_into_begin(ndL_into *in, nd_tensor *r, nd_tensor *r2) {
 
 int ndL_into_end(ndL_into *in, nd_status st) {
   int ok = !st;
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < 3; k++) {
     nd_tensor *r = in->r[k];
     nd_result_into(k, NULL, NULL);
     if (!r) continue;
-    if (!st) { /* the reference it took (a result elsewhere: its storage's) */
+    if (!st && !r->storage) { /* not made (unique without counts) */
+      r->ndim = -1;
+    } else if (!st) { /* the reference it took (elsewhere: its storage's) */
       ok &= r->storage == in->s[k];
       nd_storage_release(r->storage);
     }
@@ -33,173 +37,399 @@ int ndL_into_end(ndL_into *in, nd_status st) {
   return ok;
 }
 
-enum { K_NIL, K_NUM, K_BOOL, K_DTYPE };
-#define KIND(i) ((kinds >> (2 * (i))) & 3)
-
-/* What a row does: 1 results made, 2 the result is t itself, 3 a value
- * (r is 0-d: Lua reads it as a number), 0 refused. */
-typedef int (*row_fn)(nd_err *e, nd_tensor *r, nd_tensor *r2,
-                      const nd_tensor *t, const nd_tensor *u,
-                      const double *x, int kinds);
-
-/* An optional dim (def when nil: -1 the last), as lsort.c's opt_dim. */
-static int opt_dim(const nd_tensor *t, const double *x, int kinds, int i,
-                   int def) {
-  if (KIND(i) == K_NIL) return def < 0 ? (t->ndim ? t->ndim + def : 0) : def;
-  return KIND(i) == K_NUM ? ndL_dim_num(x[i], t) : -1;
-}
-/* An optional boolean (def when nil); -1 when something else. */
-static int flag(const double *x, int kinds, int i, int def) {
-  if (KIND(i) == K_NIL) return def;
-  return KIND(i) == K_BOOL ? x[i] != 0 : -1;
-}
-static int done(nd_status st) { return st ? 0 : 1; }
-
-static int to_dtype(nd_err *e, nd_tensor *r, const nd_tensor *t, int dt) {
-  if (dt == t->dtype) return 2; /* PyTorch returns self */
-  return done(nd_to_dtype(e, r, t, dt));
-}
-#define TO(name, DT)                                                        \
-  static int name(nd_err *e, nd_tensor *r, nd_tensor *r2,                   \
-                  const nd_tensor *t, const nd_tensor *u, const double *x,  \
-                  int kinds) {                                              \
-    (void)r2, (void)u, (void)x;                                             \
-    if (kinds) return 0;                                                    \
-    return to_dtype(e, r, t, DT);                                           \
-  }
-TO(f_float, ND_FLOAT32)
-TO(f_double, ND_FLOAT64)
-TO(f_int, ND_INT32)
-TO(f_long, ND_INT64)
-TO(f_byte, ND_UINT8)
-TO(f_bool, ND_BOOL)
-
-static int f_to(nd_err *e, nd_tensor *r, nd_tensor *r2, const nd_tensor *t,
-                const nd_tensor *u, const double *x, int kinds) {
-  (void)r2, (void)u;
-  if (kinds != K_DTYPE) return 0;
-  return to_dtype(e, r, t, (int)x[0]);
+nd_status ndL_value0(nd_err *e, nd_tensor *v, int dtype, int isbool,
+                     double x) {
+  int64_t i;
+  if (nd_empty(e, v, dtype, 0, NULL)) return e->code;
+  if (isbool) return nd_fill_i64(e, v, x != 0);
+  if (nd_whole(x, &i)) return nd_fill_i64(e, v, i);
+  return nd_fill(e, v, x);
 }
 
-static int f_contiguous(nd_err *e, nd_tensor *r, nd_tensor *r2,
-                        const nd_tensor *t, const nd_tensor *u,
-                        const double *x, int kinds) {
-  (void)r2, (void)u, (void)x;
-  if (kinds) return 0;
-  if (nd_is_contiguous(t)) return 2; /* the very same object */
-  return done(nd_contiguous(e, r, t));
+enum { K_NIL, K_NUM, K_BOOL, K_DTYPE, K_TENSOR };
+/* One call: its results' headers, t, the values' tensors, numbers and
+ * kinds. */
+typedef struct {
+  nd_err *e;
+  nd_tensor *r[3];
+  const nd_tensor *t, *const *ts;
+  const double *x;
+  int kinds;
+} call;
+static int kind(const call *c, int i) { return (c->kinds >> (3 * i)) & 7; }
+static int given(const call *c, int i) { return kind(c, i) != K_NIL; }
+
+/* What a row gives: */
+enum { REFUSED, MADE, SELF, VALUES };
+/* MADE, or VALUES when `numbers` and the results are 0-d (det, ...). */
+static int made(nd_status st, const call *c, int numbers) {
+  if (st) return REFUSED;
+  return numbers && c->r[0]->ndim == 0 ? VALUES : MADE;
+}
+static int self(nd_status st) { return st ? REFUSED : SELF; }
+
+/* Dims as the classic binding reads them: ndL_dim_of's (a 0-d tensor
+ * takes 1 and -1) and ndL_dim's (it takes none); -1 when not one. */
+static int dim_of(const call *c, int i) {
+  return kind(c, i) == K_NUM ? ndL_dim_num(c->x[i], c->t) : -1;
+}
+static int dim_plain(const call *c, int i) {
+  int64_t p;
+  if (kind(c, i) != K_NUM || !nd_whole(c->x[i], &p)) return -1;
+  return (int)ndL_pos(p, c->t->ndim);
+}
+/* lsort.c's optional dim: def when nil (-1 the last). */
+static int opt_dim(const call *c, int i, int def) {
+  if (!given(c, i)) return def < 0 ? (c->t->ndim ? c->t->ndim + def : 0) : def;
+  return dim_of(c, i);
+}
+static int flag(const call *c, int i, int def) {
+  return given(c, i) ? c->x[i] != 0 : def;
+}
+static double num(const call *c, int i, double def) {
+  return given(c, i) ? c->x[i] : def;
+}
+/* A whole number (k, bins, exponents) into *v; 0 when not one. */
+static int whole(const call *c, int i, int64_t *v) {
+  return kind(c, i) == K_NUM && nd_whole(c->x[i], v);
 }
 
-#define SCAN(name, call)                                                    \
-  static int name(nd_err *e, nd_tensor *r, nd_tensor *r2,                   \
-                  const nd_tensor *t, const nd_tensor *u, const double *x,  \
-                  int kinds) {                                              \
-    (void)r2, (void)u;                                                      \
-    int d = KIND(0) == K_NUM ? ndL_dim_num(x[0], t) : -1;                   \
-    if (d < 0 || kinds >> 2) return 0;                                      \
-    return done(call);                                                      \
-  }
-SCAN(f_cumsum, nd_cumsum(e, r, t, d))
-SCAN(f_cumprod, nd_cumprod(e, r, t, d))
-SCAN(f_softmax, nd_softmax(e, r, t, d, 0))
-SCAN(f_log_softmax, nd_softmax(e, r, t, d, 1))
+/* ---- copies and conversions ---- */
+static int to_dtype(call *c, int dt) {
+  if (dt == c->t->dtype) return SELF; /* PyTorch returns self */
+  return made(nd_to_dtype(c->e, c->r[0], c->t, dt), c, 0);
+}
+static int f_to(call *c) { return to_dtype(c, (int)c->x[0]); }
+static int f_float(call *c) { return to_dtype(c, ND_FLOAT32); }
+static int f_double(call *c) { return to_dtype(c, ND_FLOAT64); }
+static int f_int(call *c) { return to_dtype(c, ND_INT32); }
+static int f_long(call *c) { return to_dtype(c, ND_INT64); }
+static int f_byte(call *c) { return to_dtype(c, ND_UINT8); }
+static int f_bool(call *c) { return to_dtype(c, ND_BOOL); }
+static int f_contiguous(call *c) {
+  if (nd_is_contiguous(c->t)) return SELF; /* the very same object */
+  return made(nd_contiguous(c->e, c->r[0], c->t), c, 0);
+}
+static int f_copy_(call *c) { return self(nd_copy(c->e, c->t, c->ts[0])); }
 
+/* ---- scans, softmax, sorting, statistics (lsort.c's rules) ---- */
+static int f_cumsum(call *c) {
+  int d = dim_of(c, 0);
+  return d < 0 ? REFUSED : made(nd_cumsum(c->e, c->r[0], c->t, d), c, 0);
+}
+static int f_cumprod(call *c) {
+  int d = dim_of(c, 0);
+  return d < 0 ? REFUSED : made(nd_cumprod(c->e, c->r[0], c->t, d), c, 0);
+}
+static int softmax(call *c, int log) {
+  int d = dim_of(c, 0);
+  return d < 0 ? REFUSED : made(nd_softmax(c->e, c->r[0], c->t, d, log), c, 0);
+}
+static int f_softmax(call *c) { return softmax(c, 0); }
+static int f_log_softmax(call *c) { return softmax(c, 1); }
 /* sort/argsort(t [, dim [, descending]]): positions from the error's base
- * (1: Lua's). */
-static int sort(nd_err *e, nd_tensor *v, nd_tensor *ix, const nd_tensor *t,
-                const double *x, int kinds) {
-  int d = opt_dim(t, x, kinds, 0, -1), desc = flag(x, kinds, 1, 0);
-  if (d < 0 || desc < 0 || kinds >> 4) return 0;
-  return done(nd_sort(e, v, ix, t, d, desc));
+ * (1: Lua's), as every position the core gives. */
+static int sort(call *c, nd_tensor *v, nd_tensor *ix) {
+  int d = opt_dim(c, 0, -1);
+  if (d < 0) return REFUSED;
+  return made(nd_sort(c->e, v, ix, c->t, d, flag(c, 1, 0)), c, 0);
 }
-static int f_sort(nd_err *e, nd_tensor *r, nd_tensor *r2, const nd_tensor *t,
-                  const nd_tensor *u, const double *x, int kinds) {
-  (void)u;
-  return sort(e, r, r2, t, x, kinds);
+static int f_sort(call *c) { return sort(c, c->r[0], c->r[1]); }
+static int f_argsort(call *c) { return sort(c, NULL, c->r[0]); }
+static int f_topk(call *c) { /* (k [, dim [, largest [, sorted]]]) */
+  int64_t k;
+  int d = opt_dim(c, 1, -1);
+  if (!whole(c, 0, &k) || d < 0) return REFUSED;
+  return made(nd_topk(c->e, c->r[0], c->r[1], c->t, k, d, flag(c, 2, 1),
+                      flag(c, 3, 1)), c, 0);
 }
-static int f_argsort(nd_err *e, nd_tensor *r, nd_tensor *r2,
-                     const nd_tensor *t, const nd_tensor *u, const double *x,
-                     int kinds) {
-  (void)r2, (void)u;
-  return sort(e, NULL, r, t, x, kinds);
+static int f_kthvalue(call *c) { /* (k [, dim [, keepdim]]) */
+  int64_t k;
+  int d = opt_dim(c, 1, -1);
+  if (!whole(c, 0, &k) || d < 0) return REFUSED;
+  return made(nd_kthvalue(c->e, c->r[0], c->r[1], c->t, k, d, flag(c, 2, 0)),
+              c, 0);
+}
+static int f_median(call *c) { /* no dim: a value (no indices) */
+  if (!given(c, 0)) {
+    if (given(c, 1)) return REFUSED;
+    return made(nd_median(c->e, c->r[0], NULL, c->t, ND_ALL_DIMS, 0), c, 1);
+  }
+  int d = opt_dim(c, 0, -1);
+  if (d < 0) return REFUSED;
+  return made(nd_median(c->e, c->r[0], c->r[1], c->t, d, flag(c, 1, 0)), c, 0);
+}
+static int var(call *c, int std) { /* ([dim [, keepdim [, correction]]]) */
+  int d = 0;
+  double corr = num(c, 2, 1);
+  if (!given(c, 0))
+    return made(nd_var(c->e, c->r[0], c->t, 0, NULL, 0, corr, std), c, 1);
+  if ((d = dim_of(c, 0)) < 0) return REFUSED;
+  return made(nd_var(c->e, c->r[0], c->t, 1, &d, flag(c, 1, 0), corr, std),
+              c, 0);
+}
+static int f_var(call *c) { return var(c, 0); }
+static int f_std(call *c) { return var(c, 1); }
+static int f_logsumexp(call *c) { /* (dim [, keepdim]); a 0-d t: all */
+  int d = dim_of(c, 0), n = c->t->ndim ? 1 : 0;
+  if (d < 0) return REFUSED;
+  return made(nd_logsumexp(c->e, c->r[0], c->t, n, n ? &d : NULL,
+                           flag(c, 1, 0)), c, 0);
+}
+static int f_count_nonzero(call *c) { /* no dim: a value */
+  int d;
+  if (!given(c, 0))
+    return made(nd_count_nonzero(c->e, c->r[0], c->t, 0, NULL), c, 1);
+  if ((d = dim_of(c, 0)) < 0) return REFUSED;
+  return made(nd_count_nonzero(c->e, c->r[0], c->t, 1, &d), c, 0);
+}
+static int f_histc(call *c) { /* ([bins [, min [, max]]]) */
+  int64_t bins = 100;
+  if (given(c, 0) && !whole(c, 0, &bins)) return REFUSED;
+  return made(nd_histc(c->e, c->r[0], c->t, bins, num(c, 1, 0), num(c, 2, 0)),
+              c, 0);
+}
+static int f_unique(call *c) { /* counts: a second result */
+  return made(nd_unique(c->e, c->r[0], flag(c, 0, 0) ? c->r[1] : NULL, c->t),
+              c, 0);
+}
+static int f_searchsorted(call *c) { /* (values [, right]) */
+  return made(nd_searchsorted(c->e, c->r[0], c->t, c->ts[0], flag(c, 1, 0)),
+              c, 0);
 }
 
-/* var/std(t [, dim [, keepdim [, correction]]]): no dim, a value. */
-static int var(nd_err *e, nd_tensor *r, const nd_tensor *t, const double *x,
-               int kinds, int std) {
-  int keep = flag(x, kinds, 1, 0), d = 0;
-  double corr = KIND(2) == K_NUM ? x[2] : 1;
-  if (keep < 0 || (KIND(2) != K_NUM && KIND(2) != K_NIL) || kinds >> 6)
-    return 0;
-  if (KIND(0) == K_NIL)
-    return nd_var(e, r, t, 0, NULL, 0, corr, std) ? 0 : 3;
-  if (KIND(0) != K_NUM || (d = ndL_dim_num(x[0], t)) < 0) return 0;
-  return done(nd_var(e, r, t, 1, &d, keep, corr, std));
+/* ---- products ---- */
+static int f_dot(call *c) {
+  return made(nd_dot(c->e, c->r[0], c->t, c->ts[0]), c, 1);
 }
-static int f_var(nd_err *e, nd_tensor *r, nd_tensor *r2, const nd_tensor *t,
-                 const nd_tensor *u, const double *x, int kinds) {
-  (void)r2, (void)u;
-  return var(e, r, t, x, kinds, 0);
+static int f_mm(call *c) { return made(nd_mm(c->e, c->r[0], c->t, c->ts[0]), c, 0); }
+static int f_mv(call *c) { return made(nd_mv(c->e, c->r[0], c->t, c->ts[0]), c, 0); }
+static int f_bmm(call *c) { return made(nd_bmm(c->e, c->r[0], c->t, c->ts[0]), c, 0); }
+static int f_outer(call *c) {
+  return made(nd_outer(c->e, c->r[0], c->t, c->ts[0]), c, 0);
 }
-static int f_std(nd_err *e, nd_tensor *r, nd_tensor *r2, const nd_tensor *t,
-                 const nd_tensor *u, const double *x, int kinds) {
-  (void)r2, (void)u;
-  return var(e, r, t, x, kinds, 1);
+static int f_addmm(call *c) { /* (a, b [, beta, alpha]) */
+  return made(nd_addmm(c->e, c->r[0], c->t, c->ts[0], c->ts[1], num(c, 2, 1),
+                       num(c, 3, 1)), c, 0);
 }
 
-/* dot(a, b): a value. */
-static int f_dot(nd_err *e, nd_tensor *r, nd_tensor *r2, const nd_tensor *t,
-                 const nd_tensor *u, const double *x, int kinds) {
-  (void)r2, (void)x;
-  if (!u || kinds) return 0;
-  return nd_dot(e, r, t, u) ? 0 : 3;
+/* ---- indexing with tensors (lindex.c's rules; positions from base 1) - */
+static int f_index_select(call *c) {
+  int d = dim_plain(c, 0);
+  if (d < 0) return REFUSED;
+  return made(nd_index_select(c->e, c->r[0], c->t, d, c->ts[1]), c, 0);
+}
+static int f_gather(call *c) {
+  int d = dim_plain(c, 0);
+  if (d < 0) return REFUSED;
+  return made(nd_gather(c->e, c->r[0], c->t, d, c->ts[1]), c, 0);
+}
+static int f_take(call *c) {
+  return made(nd_take(c->e, c->r[0], c->t, c->ts[0]), c, 0);
+}
+static int f_masked_select(call *c) {
+  return made(nd_masked_select(c->e, c->r[0], c->t, c->ts[0]), c, 0);
+}
+static int f_nonzero(call *c) { return made(nd_nonzero(c->e, c->r[0], c->t), c, 0); }
+/* value i: a tensor, or a number or boolean as a 0-d tensor of t's dtype
+ * (ndL_value0: lindex.c's rule) in *tmp, released by the caller. */
+static const nd_tensor *value(call *c, int i, nd_tensor *tmp) {
+  if (kind(c, i) == K_TENSOR) return c->ts[i];
+  if (ndL_value0(c->e, tmp, c->t->dtype, kind(c, i) == K_BOOL, c->x[i]))
+    return NULL;
+  return tmp;
+}
+typedef nd_status (*scatter_fn)(nd_err *, const nd_tensor *, int,
+                                const nd_tensor *, const nd_tensor *);
+static int scatter(call *c, scatter_fn f) { /* (dim, index, src or value) */
+  int d = dim_plain(c, 0);
+  nd_tensor tmp = ND_UNSET;
+  const nd_tensor *v;
+  if (d < 0 || !(v = value(c, 2, &tmp))) return REFUSED;
+  nd_status st = f(c->e, c->t, d, c->ts[1], v);
+  nd_release(&tmp);
+  return self(st);
+}
+static int f_scatter_(call *c) { return scatter(c, nd_scatter); }
+static int f_scatter_add_(call *c) { return scatter(c, nd_scatter_add); }
+static int f_index_fill_(call *c) { return scatter(c, nd_index_fill); }
+static int f_index_copy_(call *c) { return scatter(c, nd_index_copy); }
+static int f_index_add_(call *c) { /* (dim, index, src [, alpha]) */
+  int d = dim_plain(c, 0);
+  if (d < 0) return REFUSED;
+  return self(nd_index_add(c->e, c->t, d, c->ts[1], c->ts[2], num(c, 3, 1)));
+}
+static int f_masked_fill_(call *c) {
+  nd_tensor tmp = ND_UNSET;
+  const nd_tensor *v = value(c, 1, &tmp);
+  if (!v) return REFUSED;
+  nd_status st = nd_masked_fill(c->e, c->t, c->ts[0], v);
+  nd_release(&tmp);
+  return self(st);
+}
+static int f_masked_scatter_(call *c) {
+  return self(nd_masked_scatter(c->e, c->t, c->ts[0], c->ts[1]));
 }
 
-/* name, the tensors it takes (1 or 2), its results (1 or 2). */
+/* ---- nd.linalg (llinalg.c's rules: one matrix's det, cond, matrix_rank,
+ * norm and slogdet are numbers) ---- */
+#define LA1(name, numbers)                                                  \
+  static int f_##name(call *c) {                                            \
+    return made(nd_linalg_##name(c->e, c->r[0], c->t), c, numbers);         \
+  }
+LA1(inv, 0)
+LA1(cholesky, 0)
+LA1(svdvals, 0)
+LA1(eigvalsh, 0)
+LA1(pinv, 0)
+LA1(det, 1)
+LA1(cond, 1)
+LA1(matrix_rank, 1)
+static int f_solve(call *c) {
+  return made(nd_linalg_solve(c->e, c->r[0], c->t, c->ts[0]), c, 0);
+}
+static int f_lstsq(call *c) {
+  return made(nd_linalg_lstsq(c->e, c->r[0], c->t, c->ts[0]), c, 0);
+}
+static int f_slogdet(call *c) {
+  return made(nd_linalg_slogdet(c->e, c->r[0], c->r[1], c->t), c, 1);
+}
+static int f_qr(call *c) {
+  return made(nd_linalg_qr(c->e, c->r[0], c->r[1], c->t), c, 0);
+}
+static int f_eigh(call *c) {
+  return made(nd_linalg_eigh(c->e, c->r[0], c->r[1], c->t), c, 0);
+}
+static int f_svd(call *c) {
+  return made(nd_linalg_svd(c->e, c->r[0], c->r[1], c->r[2], c->t), c, 0);
+}
+static int f_matrix_power(call *c) {
+  int64_t n;
+  if (!whole(c, 0, &n)) return REFUSED;
+  return made(nd_linalg_matrix_power(c->e, c->r[0], c->t, n), c, 0);
+}
+
+/* The rows: name, module ("" nd's; "linalg"), results, the kinds of the
+ * values after t (T a tensor, N a number, B a boolean, D a dtype, V a
+ * number, boolean or tensor; lower case: or nil; nothing past the end),
+ * and the row. `results` of unique is 1 or 2 (return_counts). */
 static const struct {
-  const char *name;
-  int tensors, results;
-  row_fn f;
+  const char *name, *module;
+  int results;
+  const char *kinds;
+  int (*f)(call *);
 } rows[] = {
-    {"contiguous", 1, 1, f_contiguous}, {"to", 1, 1, f_to},
-    {"float", 1, 1, f_float}, {"double", 1, 1, f_double},
-    {"int", 1, 1, f_int}, {"long", 1, 1, f_long}, {"byte", 1, 1, f_byte},
-    {"bool", 1, 1, f_bool}, {"cumsum", 1, 1, f_cumsum},
-    {"cumprod", 1, 1, f_cumprod}, {"softmax", 1, 1, f_softmax},
-    {"log_softmax", 1, 1, f_log_softmax}, {"sort", 1, 2, f_sort},
-    {"argsort", 1, 1, f_argsort}, {"var", 1, 1, f_var}, {"std", 1, 1, f_std},
-    {"dot", 2, 1, f_dot},
+    {"contiguous", "", 1, "", f_contiguous},
+    {"to", "", 1, "D", f_to},
+    {"float", "", 1, "", f_float},
+    {"double", "", 1, "", f_double},
+    {"int", "", 1, "", f_int},
+    {"long", "", 1, "", f_long},
+    {"byte", "", 1, "", f_byte},
+    {"bool", "", 1, "", f_bool},
+    {"copy_", "", 0, "T", f_copy_},
+    {"cumsum", "", 1, "N", f_cumsum},
+    {"cumprod", "", 1, "N", f_cumprod},
+    {"softmax", "", 1, "N", f_softmax},
+    {"log_softmax", "", 1, "N", f_log_softmax},
+    {"sort", "", 2, "nb", f_sort},
+    {"argsort", "", 1, "nb", f_argsort},
+    {"topk", "", 2, "Nnbb", f_topk},
+    {"kthvalue", "", 2, "Nnb", f_kthvalue},
+    {"median", "", 2, "nb", f_median},
+    {"var", "", 1, "nbn", f_var},
+    {"std", "", 1, "nbn", f_std},
+    {"logsumexp", "", 1, "Nb", f_logsumexp},
+    {"count_nonzero", "", 1, "n", f_count_nonzero},
+    {"histc", "", 1, "nnn", f_histc},
+    {"unique", "", 2, "b", f_unique},
+    {"searchsorted", "", 1, "Tb", f_searchsorted},
+    {"dot", "", 1, "T", f_dot},
+    {"mm", "", 1, "T", f_mm},
+    {"mv", "", 1, "T", f_mv},
+    {"bmm", "", 1, "T", f_bmm},
+    {"outer", "", 1, "T", f_outer},
+    {"addmm", "", 1, "TTnn", f_addmm},
+    {"index_select", "", 1, "NT", f_index_select},
+    {"gather", "", 1, "NT", f_gather},
+    {"take", "", 1, "T", f_take},
+    {"masked_select", "", 1, "T", f_masked_select},
+    {"nonzero", "", 1, "", f_nonzero},
+    {"scatter_", "", 0, "NTV", f_scatter_},
+    {"scatter_add_", "", 0, "NTT", f_scatter_add_},
+    {"index_fill_", "", 0, "NTV", f_index_fill_},
+    {"index_copy_", "", 0, "NTT", f_index_copy_},
+    {"index_add_", "", 0, "NTTn", f_index_add_},
+    {"masked_fill_", "", 0, "TV", f_masked_fill_},
+    {"masked_scatter_", "", 0, "TT", f_masked_scatter_},
+    {"inv", "linalg", 1, "", f_inv},
+    {"cholesky", "linalg", 1, "", f_cholesky},
+    {"svdvals", "linalg", 1, "", f_svdvals},
+    {"eigvalsh", "linalg", 1, "", f_eigvalsh},
+    {"pinv", "linalg", 1, "", f_pinv},
+    {"det", "linalg", 1, "", f_det},
+    {"cond", "linalg", 1, "", f_cond},
+    {"matrix_rank", "linalg", 1, "", f_matrix_rank},
+    {"solve", "linalg", 1, "T", f_solve},
+    {"lstsq", "linalg", 1, "T", f_lstsq},
+    {"slogdet", "linalg", 2, "", f_slogdet},
+    {"qr", "linalg", 2, "", f_qr},
+    {"eigh", "linalg", 2, "", f_eigh},
+    {"svd", "linalg", 3, "", f_svd},
+    {"matrix_power", "linalg", 1, "N", f_matrix_power},
 };
 enum { NROWS = sizeof rows / sizeof *rows };
 
-int ndL_fcall(nd_err *e, nd_tensor *r, nd_tensor *r2, int id,
-              const nd_tensor *t, const nd_tensor *u, const double *x,
-              int kinds) {
-  if (id < 0 || id >= NROWS || !t || !r || !r->storage ||
-      (rows[id].results > 1 && (!r2 || !r2->storage)) ||
-      (rows[id].tensors < 2 && u))
-    return 0;
-  if (rows[id].results < 2) r2 = NULL;
+/* Whether the values' kinds are what the row's pattern takes. */
+static int kinds_fit(const char *p, const call *c) {
+  static const char up[] = "-NBDT"; /* the kinds' letters */
+  for (int i = 0; i < 4; i++, p += *p != 0) {
+    int k = kind(c, i);
+    char w = *p;
+    if (k == K_TENSOR && !c->ts[i]) return 0;
+    if (k == K_NIL) {
+      if (w >= 'A' && w <= 'Z') return 0;
+      continue;
+    }
+    if (!w) return 0;
+    if (w == 'V' || w == 'v') {
+      if (k != K_NUM && k != K_BOOL && k != K_TENSOR) return 0;
+    } else if (up[k] != (w & ~0x20)) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+int ndL_fcall(nd_err *e, nd_tensor *const *r, int id, const nd_tensor *t,
+              const nd_tensor *const *ts, const double *x, int kinds) {
+  if (id < 0 || id >= NROWS || !t) return REFUSED;
+  int n = rows[id].results;
+  for (int k = 0; k < n; k++)
+    if (!r[k] || !r[k]->storage) return REFUSED;
+  call c = {e, {NULL, NULL, NULL}, t, ts, x, kinds};
+  if (!kinds_fit(rows[id].kinds, &c)) return REFUSED;
+  for (int k = 0; k < n; k++) c.r[k] = r[k];
   ndL_into in;
-  ndL_into_begin(&in, r, r2);
+  ndL_into_begin(&in, c.r, n);
   e->code = ND_OK;
-  int code = rows[id].f(e, r, r2, t, u, x, kinds);
-  int made = code == 1 || code == 3; /* 2 (t itself) made nothing */
-  if (!ndL_into_end(&in, made ? ND_OK : ND_EINVAL) && made) return 0;
+  int code = rows[id].f(&c);
+  int fresh = code == MADE || code == VALUES;
+  if (!ndL_into_end(&in, fresh ? ND_OK : ND_EINVAL) && fresh) return REFUSED;
   return code;
 }
 
-/* C.fcalls: { name, id, tensors, results } per row. */
+/* C.fcalls: { name, module, id, results } per row. */
 void ndL_open_fcalls(lua_State *L) {
   lua_newtable(L);
   for (int i = 0; i < NROWS; i++) {
     lua_newtable(L);
     lua_pushstring(L, rows[i].name);
     lua_setfield(L, -2, "name");
+    lua_pushstring(L, rows[i].module);
+    lua_setfield(L, -2, "module");
     lua_pushinteger(L, i);
     lua_setfield(L, -2, "id");
-    lua_pushinteger(L, rows[i].tensors);
-    lua_setfield(L, -2, "tensors");
     lua_pushinteger(L, rows[i].results);
     lua_setfield(L, -2, "results");
     lua_rawseti(L, -2, i + 1);

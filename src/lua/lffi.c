@@ -366,7 +366,8 @@ static int reduce_dims(nd_err *e, nd_tensor *r, nd_tensor *ix, int kind,
     if ((dims[i] = ndL_dim_num(x[i], t)) < 0) return 0;
   nd_tensor *v = kind == 2 ? NULL : r;
   ndL_into in;
-  ndL_into_begin(&in, v, kind ? ix : NULL);
+  nd_tensor *rs[2] = {v, kind ? ix : NULL};
+  ndL_into_begin(&in, rs, 2);
   nd_status st = kind ? nd_reduce_arg(e, v, ix, op, t, dims[0], keep)
                  : op == ND_R_NORM ? nd_norm(e, r, t, p, n, dims, keep)
                  : op >= 0 && op < ND_NREDUCE
@@ -411,15 +412,15 @@ static int reduce_dims(nd_err *e, nd_tensor *r, nd_tensor *ix, int kind,
   X(int, reduce_all, (E *, void *, int, const T *, double), reduce_all)   \
   X(int, reduce_dims, (E *, T *, T *, int, int, const T *, int,            \
                        const double *, int, double), reduce_dims)          \
-  X(int, fcall, (E *, T *, T *, int, const T *, const T *, const double *, \
-                 int), ndL_fcall)
+  X(int, fcall, (E *, T *const *, int, const T *, const T *const *,        \
+                 const double *, int), ndL_fcall)
 #define FIELD(R, name, params, f) R(*name) params;
 static const struct { FFI_API(FIELD) } ffi_api = {
 #define INIT(R, name, params, f) f,
     FFI_API(INIT)};
 #define DECL(R, name, params, f) #R " (*" #name ")" #params "; "
 static const char ffi_api_decl[] =
-    "typedef struct ndffi16_api { " FFI_API(DECL) "} ndffi16_api;";
+    "typedef struct ndffi17_api { " FFI_API(DECL) "} ndffi17_api;";
 #undef FIELD
 #undef INIT
 #undef DECL

@@ -37,13 +37,15 @@ static const nd_tensor *value_arg(lua_State *L, int idx, int dtype,
                what, luaL_typename(L, idx));
   v = ndL_new(L);
   nd_err e = ndL_err();
-  NDL_CALL_AS(L, fn, e, nd_empty(&e, v, dtype, 0, NULL));
-  if (ty == LUA_TBOOLEAN)
-    nd_fill_i64(&e, v, lua_toboolean(L, idx));
-  else if (ndL_integral(L, idx, &i))
+  if (ty == LUA_TNUMBER && ndL_integral(L, idx, &i)) { /* exact on 5.3+ */
+    NDL_CALL_AS(L, fn, e, nd_empty(&e, v, dtype, 0, NULL));
     nd_fill_i64(&e, v, i);
-  else
-    nd_fill(&e, v, lua_tonumber(L, idx));
+  } else {
+    int b = ty == LUA_TBOOLEAN;
+    NDL_CALL_AS(L, fn, e, ndL_value0(&e, v, dtype, b,
+                                     b ? lua_toboolean(L, idx)
+                                       : lua_tonumber(L, idx)));
+  }
   return v;
 }
 

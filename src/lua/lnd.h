@@ -124,20 +124,25 @@ static inline int ndL_dim_num(double d, const nd_tensor *t) {
   if (t->ndim == 0) return p == 1 || p == -1 ? 0 : -1;
   return (int)ndL_pos(p, t->ndim);
 }
-/* The LuaJIT fast paths' new results (lfcall.c): r and r2 (either may be
- * NULL), headers whose storages are Lua's scratches, are named to the
- * core (nd_result_into) and unset for the call; ndL_into_end takes the
+/* The LuaJIT fast paths' new results (lfcall.c): the n (0..3) headers r,
+ * whose storages are Lua's scratches, are named to the core
+ * (nd_result_into) and unset for the call; ndL_into_end takes the
  * references the results hold and gives the scratches back: 1 when every
- * named result is in its scratch (the call succeeded: st is 0). */
+ * result made is in its scratch (and the call succeeded: st is 0); a
+ * result the call did not make gets ndim -1. */
 typedef struct ndL_into {
-  nd_tensor *r[2];
-  nd_storage *s[2];
+  nd_tensor *r[3];
+  nd_storage *s[3];
 } ndL_into;
-void ndL_into_begin(ndL_into *in, nd_tensor *r, nd_tensor *r2);
+void ndL_into_begin(ndL_into *in, nd_tensor *const *r, int n);
 int ndL_into_end(ndL_into *in, nd_status st);
-int ndL_fcall(nd_err *e, nd_tensor *r, nd_tensor *r2, int id,
-              const nd_tensor *t, const nd_tensor *u, const double *x,
-              int kinds);
+int ndL_fcall(nd_err *e, nd_tensor *const *r, int id, const nd_tensor *t,
+              const nd_tensor *const *ts, const double *x, int kinds);
+/* A number or boolean as the 0-d tensor of dtype that value arguments
+ * become (masked_fill_'s value, ...): the scalar rule (lfcall.c, for
+ * lindex.c too). */
+nd_status ndL_value0(nd_err *e, nd_tensor *v, int dtype, int isbool,
+                     double x);
 void ndL_open_fcalls(lua_State *L);
 /* An index table's entry: a number (m = -1, v[0]) or a range {first,
  * last, step} of m (0..3) entries. */

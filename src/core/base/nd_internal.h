@@ -35,7 +35,7 @@ ND_EXPORT void *nd_hook_alloc(size_t nbytes, nd_free_fn *free_fn, void **ud);
 enum { ND_SHAPE = ND_INPLACE + 1 };
 
 /* New results into a caller's scratch, for the LuaJIT fast paths' small
- * results of any core function (src/lua/lffi.c): while slot k (0 or 1)
+ * results of any core function (src/lua/lfcall.c): while slot k (0..2)
  * holds the header out and the storage s, a result the core allocates
  * into out takes s (a reference, and its bytes from the start) instead of
  * a new storage, or fails with ND_ENOMEM when it needs more than s holds;

@@ -7,17 +7,17 @@
 static _Thread_local __attribute__((tls_model("initial-exec"))) struct {
   const nd_tensor *out;
   nd_storage *s;
-} into[2];
+} into[3];
 
 void nd_result_into(int k, const nd_tensor *out, nd_storage *s) {
-  if (k < 0 || k > 1) return;
+  if (k < 0 || k > 2) return;
   into[k].out = out;
   into[k].s = out ? s : NULL;
 }
 
 /* The scratch of a slot of nd_result_into that names out, or NULL. */
 static nd_storage *scratch_for(const nd_tensor *out) {
-  for (int k = 0; k < 2; k++)
+  for (int k = 0; k < 3; k++)
     if (into[k].out == out && into[k].s) return into[k].s;
   return NULL;
 }

@@ -909,6 +909,10 @@ static nd_status run_lanes(nd_err *e, const char *fn, lane_job *j,
   int64_t sz[ND_MAX_DIMS];
   int nd = lane_shape(t, j->dim, m, sz);
   if (t->ndim == 0) nd = 0;
+  if (t->ndim == 0 && m == 0) { /* topk(0) of a 0-d t: nothing, not t's one */
+    nd = 1;                      /* element unset */
+    sz[0] = 0;
+  }
   if ((values && nd_alloc_tensor(e, values, t->dtype, nd, sz, false)) ||
       (indices && nd_alloc_tensor(e, indices, ND_INT64, nd, sz, false))) {
     if (values) nd_release(values);
