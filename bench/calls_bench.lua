@@ -182,13 +182,19 @@ local list_env = {
   x = v3:clone(), m = m, n = nd.rand(4, 4, "float32"), p = nd.empty(4, 4, "float32"),
   mt = m:t(), u = v3:unsqueeze(1), mu = m:unsqueeze(1), c = v3:gt(0.5),
   M3 = nd.rand(3, 3, "float32"), c31 = nd.rand(3, 1, "float32"), o31 = nd.empty(3, 1, "float32"),
-  y = m:clone(),
+  y = m:clone(), ix = nd.tensor({ 1, 2 }, "int64"), a2 = nd.rand(2, "float32"),
+  v4 = nd.rand(4, "float32"), bm = nd.rand(2, 4, 4, "float32"),
 }
+list_env.S = nd.matmul(list_env.M3, list_env.M3:t()) + nd.eye(3, "float32") * 3
+list_env.ym = list_env.y:gt(0.5)
 local LIST_SETUP = [[
 a = rng.random(3, dtype=np.float32); b = rng.random(3, dtype=np.float32); o = np.empty(3, np.float32)
 m = rng.random((4, 4), dtype=np.float32); n = rng.random((4, 4), dtype=np.float32); p = np.empty((4, 4), np.float32)
 mt = m.T; u = a[:, None]; mu = m[:, None]; c = a > 0.5
 M3 = rng.random((3, 3), dtype=np.float32); c31 = rng.random((3, 1), dtype=np.float32); o31 = np.empty((3, 1), np.float32)
+x = a.copy(); y = m.copy(); ix = np.array([0, 1]); a2 = rng.random(2, dtype=np.float32)
+v4 = rng.random(4, dtype=np.float32); bm = rng.random((2, 4, 4), dtype=np.float32)
+S = M3 @ M3.T + 3 * np.eye(3, dtype=np.float32); ym = y > 0.5
 ]]
 local list = {
   { "m:t()", "m.T" },
@@ -236,31 +242,73 @@ local list = {
   { "nd.matmul(m, n)", "np.matmul(m, n)" },
   { "nd.matmul(m, n, p)", "np.matmul(m, n, out=p)" },
 }
--- The rows of C.fcalls (src/lua/lfcall.c), generated: each on the vec3 a
--- and the 4x4 m (contiguous: its transpose mt), with the arguments and
--- NumPy's statement FC gives (# the operand); a row FC does not know is
--- called without arguments, beside nothing.
+-- The rows of C.fcalls (src/lua/lfcall.c), generated: each on the
+-- operands FC names (default the vec3 a and the 4x4 m; in-place rows on
+-- the copies x and y), with its arguments and NumPy's statement (# the
+-- operand; nil: none beside it). A row FC does not know is called
+-- without arguments, on a and m, if that runs; else it is listed untimed.
 local FC = {
   to = { '"float64"', "#.astype(np.float64)" }, float = { "", "#.astype(np.float32)" },
   double = { "", "#.astype(np.float64)" }, int = { "", "#.astype(np.int32)" },
   long = { "", "#.astype(np.int64)" }, byte = { "", "#.astype(np.uint8)" },
-  bool = { "", "#.astype(bool)" }, contiguous = { "", "np.ascontiguousarray(#)" },
+  bool = { "", "#.astype(bool)" }, contiguous = { "", "np.ascontiguousarray(#)", on = { "a", "mt" } },
+  copy_ = { "y:t()", "np.copyto(#, y.T)", on = { "y" } },
   cumsum = { "1", "np.cumsum(#, axis=0)" }, cumprod = { "1", "np.cumprod(#, axis=0)" },
   softmax = { "1" }, log_softmax = { "1" }, sort = { "", "np.sort(#)" },
-  argsort = { "", "np.argsort(#)" }, var = { "1", "np.var(#, axis=0, ddof=1)" },
-  std = { "1", "np.std(#, axis=0, ddof=1)" }, dot = { "b", "np.dot(#, b)", vector = true },
+  argsort = { "", "np.argsort(#)" }, topk = { "2" }, kthvalue = { "2" },
+  median = { "", "np.median(#)" }, var = { "1", "np.var(#, axis=0, ddof=1)" },
+  std = { "1", "np.std(#, axis=0, ddof=1)" }, logsumexp = { "1" },
+  count_nonzero = { "", "np.count_nonzero(#)" }, histc = { "4", "np.histogram(#, 4)" },
+  unique = { "", "np.unique(#)" }, searchsorted = { "b", "np.searchsorted(#, b)", on = { "a" } },
+  dot = { "b", "np.dot(#, b)", on = { "a" } }, mm = { "n", "np.matmul(#, n)", on = { "m" } },
+  mv = { "v4", "np.matmul(#, v4)", on = { "m" } }, bmm = { "bm", "np.matmul(#, bm)", on = { "bm" } },
+  outer = { "b", "np.outer(#, b)", on = { "a" } }, addmm = { "m, n", "# + m @ n", on = { "y" } },
+  index_select = { "1, ix", "np.take(#, ix, axis=0)" }, gather = { "1, ix", "np.take_along_axis(#, ix, 0)", on = { "a" } },
+  take = { "ix", "np.take(#, ix)" }, masked_select = { "c", "#[c]", on = { "a" } },
+  nonzero = { "", "np.nonzero(#)" }, scatter_ = { "1, ix, 0", nil, on = { "x" } },
+  scatter_add_ = { "1, ix, a2", nil, on = { "x" } }, index_fill_ = { "1, ix, 0", "np.put(#, ix, 0)", on = { "x" } },
+  index_copy_ = { "1, ix, a2", "np.put(#, ix, a2)", on = { "x" } },
+  index_add_ = { "1, ix, a2", "np.add.at(#, ix, a2)", on = { "x" } },
+  masked_fill_ = { "ym, 0", "np.putmask(#, ym, 0)", on = { "y" } },
+  masked_scatter_ = { "ym, y", nil, on = { "y" } },
+  inv = { "", "np.linalg.inv(#)", on = { "S" } }, cholesky = { "", "np.linalg.cholesky(#)", on = { "S" } },
+  svdvals = { "", "np.linalg.svd(#, compute_uv=False)", on = { "S" } },
+  eigvalsh = { "", "np.linalg.eigvalsh(#)", on = { "S" } }, pinv = { "", "np.linalg.pinv(#)", on = { "S" } },
+  det = { "", "np.linalg.det(#)", on = { "S" } }, cond = { "", "np.linalg.cond(#)", on = { "S" } },
+  matrix_rank = { "", "np.linalg.matrix_rank(#)", on = { "S" } },
+  solve = { "M3", "np.linalg.solve(#, M3)", on = { "S" } }, lstsq = { "M3", "np.linalg.lstsq(#, M3)", on = { "S" } },
+  slogdet = { "", "np.linalg.slogdet(#)", on = { "S" } }, qr = { "", "np.linalg.qr(#)", on = { "S" } },
+  eigh = { "", "np.linalg.eigh(#)", on = { "S" } }, svd = { "", "np.linalg.svd(#)", on = { "S" } },
+  matrix_power = { "3", "np.linalg.matrix_power(#, 3)", on = { "S" } },
+  norm = { "", "np.linalg.norm(#)", on = { "S" } },
+  fill_ = { "1", "#.fill(1)", on = { "x", "y" } }, zero_ = { "", "#.fill(0)", on = { "x", "y" } },
+  nan_to_num = { "", "np.nan_to_num(#)" }, nan_to_num_ = { "", "np.nan_to_num(#, copy=False)", on = { "x", "y" } },
+  isclose = { "#", "np.isclose(#, #)" },
+  arange = { "5", "np.arange(5)", on = { "" } }, linspace = { "0, 1, 5", "np.linspace(0, 1, 5)", on = { "" } },
+  eye = { "3", "np.eye(3)", on = { "" } },
 }
 local fcalls = require("nd.internal").fcalls
 if not fcalls then -- a build before the table (for the comparison): FC's rows
   fcalls = {}
-  for name in pairs(FC) do fcalls[#fcalls + 1] = { name = name } end
+  for name in pairs(FC) do
+    fcalls[#fcalls + 1] = { name = name, module = (FC[name].on or {})[1] == "S" and "linalg" or "" }
+  end
   table.sort(fcalls, function(x, y) return x.name < y.name end)
 end
+local untimed = {}
 for _, row in ipairs(fcalls) do
   local fc = FC[row.name] or { "" }
-  for _, x in ipairs(fc.vector and { "a" } or { "a", row.name == "contiguous" and "mt" or "m" }) do
-    local src = ("%s:%s(%s)"):format(x, row.name, fc[1])
-    list[#list + 1] = { src, fc[2] and (fc[2]:gsub("#", x)) }
+  for _, x in ipairs(fc.on or { "a", "m" }) do
+    local args = fc[1]:gsub("#", x)
+    local src = row.module == "linalg"
+        and ("nd.linalg.%s(%s%s)"):format(row.name, x, args ~= "" and ", " .. args or "")
+        or x == "" and ("nd.%s(%s)"):format(row.name, args)
+        or ("%s:%s(%s)"):format(x, row.name, args)
+    if FC[row.name] or pcall(compile(src, list_env)) then
+      list[#list + 1] = { src, fc[2] and (fc[2]:gsub("#", x)) }
+    else
+      untimed[#untimed + 1] = src
+    end
   end
 end
 local list_fns = {}
@@ -312,6 +360,8 @@ for _, r in ipairs(list) do
   print(("%-26s %9s  %-32s %9s %7s"):format(r[1], fmt_ns(list_t[r[1]]), st, fmt_ns(n),
     fmt_ratio(list_t[r[1]], n)))
 end
+
+if #untimed > 0 then print("(rows of C.fcalls without arguments here: " .. table.concat(untimed, ", ") .. ")") end
 
 print("\n== calls: per-call overhead of out= (3 elements minus 3 x the per-element time at 1 M)")
 print(("%-14s %10s %10s %12s %13s %8s"):format("op", "out 3 ns", "1M us", "ns/element", "overhead ns", "vs add"))

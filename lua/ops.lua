@@ -329,30 +329,44 @@ return function(ext)
     if r == nil then return false end -- empty: the classic function
     return r, results(code, k + 1, n)
   end
+  local function trim(r, r2, r3) -- as many values as were made
+    if r3 ~= nil then return r, r2, r3 end
+    if r2 ~= nil then return r, r2 end
+    return r
+  end
   for _, row in ipairs(C.fcalls) do
     local id, name, n, slow = row.id, row.name, row.results, nil
     local tbl = row.module == "linalg" and nd.linalg or nd
     slow = tbl[name]
-    local f = function(t, ...) -- ...: the classic function sees as many
-      local h = live(t)
-      if h ~= nil and select("#", ...) <= 4 then
-        local a, b, c, d = ...
-        local ka, kb, kc, kd = kind_of(a, 0), kind_of(b, 1), kind_of(c, 2), kind_of(d, 3)
-        if ka and kb and kc and kd then
-          plan.storage, plan2.storage, plan3.storage = scratch, scratch2, scratch3
-          local code = fcall(err, plans, id, h, ts, xv, ka + kb * 8 + kc * 64 + kd * 512)
-          if code == 2 then return t end
-          if code == 1 or code == 3 then
-            local r, r2, r3 = results(code, 1, n)
-            if r ~= false and r2 ~= false and r3 ~= false then
-              if r3 ~= nil then return r, r2, r3 end
-              if r2 ~= nil then return r, r2 end
-              return r
-            end
-          end
+    local function call(h, t, a, b, c, d) -- t's header h (nil: a constructor)
+      local ka, kb, kc, kd = kind_of(a, 0), kind_of(b, 1), kind_of(c, 2), kind_of(d, 3)
+      if not (ka and kb and kc and kd) then return false end
+      plan.storage, plan2.storage, plan3.storage = scratch, scratch2, scratch3
+      local code = fcall(err, plans, id, h, ts, xv, ka + kb * 8 + kc * 64 + kd * 512)
+      if code == 2 then return true, t end
+      if code ~= 1 and code ~= 3 then return false end
+      local r, r2, r3 = results(code, 1, n)
+      if r == false or r2 == false or r3 == false then return false end
+      return true, r, r2, r3
+    end
+    local f
+    if row.values_only then -- ...: the classic function sees as many
+      f = function(...)
+        if select("#", ...) <= 4 then
+          local ok, r, r2, r3 = call(nil, nil, ...)
+          if ok then return trim(r, r2, r3) end
         end
+        return slow(...)
       end
-      return slow(t, ...)
+    else
+      f = function(t, ...)
+        local h = live(t)
+        if h ~= nil and select("#", ...) <= 4 then
+          local ok, r, r2, r3 = call(h, t, ...)
+          if ok then return trim(r, r2, r3) end
+        end
+        return slow(t, ...)
+      end
     end
     local slow_exact = slow -- a value read again exactly (int64 past 2^53)
     if row.results < 3 then

@@ -307,7 +307,7 @@ describe("fast views and elements", function()
       function() return nd.tensor({ { 1, 2 }, { 2, 4 } }) end, -- singular
       function() return nd.tensor({ 1, 2, 3, 4, 5, 6 }):view(3, 2):expand(2, 3, 2) end,
     }
-    local ins = { inputs[1], inputs[2], inputs[4], inputs[5], inputs[7], inputs[8],
+    local ins = { inputs[1], inputs[2], inputs[3], inputs[4], inputs[5], inputs[7], inputs[8],
                   inputs[9], inputs[12], mats[1], mats[2], mats[3], mats[4] }
     -- Values: numbers, booleans, strings, and tensors made per call from
     -- t (a mask, a copy) or fixed (indices, a matrix, a vector).
@@ -337,8 +337,15 @@ describe("fast views and elements", function()
       end
     end
     for _, a in ipairs({ { 2, 1, true, false }, { T.mat, T.mat, 0.5, 2 }, { 1, T.idx, T.same, 2 },
-                         { 1, T.idx, T.same, "x" }, { 2, nil, false, true } }) do
+                         { 1, T.idx, T.same, "x" }, { 2, nil, false, true }, { T.same, 1e-5, 1e-8, 1 },
+                         { T.same, 0, 0, true } }) do
       arglists[#arglists + 1] = { n = 4, a[1], a[2], a[3], a[4] }
+    end
+    -- the constructors' (arange, linspace, eye)
+    for _, a in ipairs({ { 5 }, { 5, "int32" }, { 0, 1, 0.25 }, { 0, 1, 0.25, "float32" }, { 0, 1, 5 },
+                         { 0, 1, 5, "int64" }, { 3, 4 }, { 3, 4, "bool" }, { 1, "int32", 5 }, { 1e300 },
+                         { 0, 10, 0 }, { 3, 1e20 }, { 2.5, "x" }, { -3 }, { 0, 0, 1 } }) do
+      arglists[#arglists + 1] = { n = #a, unpack(a) }
     end
     -- past four values (addmm's out): the classic function's
     arglists[#arglists + 1] = { n = 5, T.mat, T.mat, 2, -1, function() return nd.zeros(3, 3):t() end }
@@ -352,11 +359,14 @@ describe("fast views and elements", function()
         args[k] = v
       end
       local f = row.module == "linalg" and nd.linalg[row.name] or nd[row.name]
-      local ok, got = pcall(function() return describe_all(f(t, unpack(args, 1, args.n))) end)
+      local ok, got = pcall(function()
+        if row.values_only then return describe_all(f(unpack(args, 1, args.n))) end
+        return describe_all(f(t, unpack(args, 1, args.n)))
+      end)
       return (ok and got or ("error " .. tostring(got))) .. " t: " .. describe_all(t)
     end
     for _, row in ipairs(internal.fcalls) do
-      for i, mk in ipairs(ins) do
+      for i, mk in ipairs(row.values_only and { ins[1] } or ins) do
         for j, a in ipairs(arglists) do
           nd.use_ffi(true)
           local fast = run(row, mk, a)

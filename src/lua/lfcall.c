@@ -10,6 +10,8 @@
  * the table is on the fast path and in `make bench BENCH=calls` by
  * itself. */
 #include "lnd.h"
+#include <float.h>
+#include <math.h>
 
 void ndL_into_begin(ndL_into *in, nd_tensor *const *r, int n) {
   for (int k = 0; k < 3; k++) {
@@ -271,6 +273,75 @@ static int f_masked_scatter_(call *c) {
   return self(nd_masked_scatter(c->e, c->t, c->ts[0], c->ts[1]));
 }
 
+/* ---- fills, nan_to_num, isclose ---- */
+static int f_fill_(call *c) { /* a number, boolean or 0-d tensor */
+  int64_t i;
+  switch (kind(c, 0)) {
+  case K_BOOL: return self(nd_fill_i64(c->e, c->t, c->x[0] != 0));
+  case K_NUM:
+    return self(nd_whole(c->x[0], &i) ? nd_fill_i64(c->e, c->t, i)
+                                      : nd_fill(c->e, c->t, c->x[0]));
+  default:
+    if (c->ts[0]->ndim != 0 || nd_check_writable(c->e, "fill_", c->t))
+      return REFUSED;
+    return self(nd_copy(c->e, c->t, c->ts[0]));
+  }
+}
+static int f_zero_(call *c) { return self(nd_fill_i64(c->e, c->t, 0)); }
+static int nan_to_num(call *c, int inplace) { /* ([nan [, posinf [, neginf]]]) */
+  double big = c->t->dtype == ND_FLOAT32 ? FLT_MAX : DBL_MAX;
+  double vn = num(c, 0, 0), vp = num(c, 1, big), vm = num(c, 2, -big);
+  if (inplace)
+    return self(nd_nan_to_num(c->e, (nd_tensor *)c->t, ND_INPLACE, c->t, vn,
+                              vp, vm));
+  return made(nd_nan_to_num(c->e, c->r[0], ND_NEW, c->t, vn, vp, vm), c, 0);
+}
+static int f_nan_to_num(call *c) { return nan_to_num(c, 0); }
+static int f_nan_to_num_(call *c) { return nan_to_num(c, 1); }
+static int f_isclose(call *c) { /* (b [, rtol [, atol [, equal_nan]]]) */
+  nd_operand a = {c->t, c->t->dtype, 0, 0}, b;
+  if (kind(c, 0) == K_TENSOR) {
+    b.t = c->ts[0];
+    b.dtype = b.t->dtype;
+  } else if (kind(c, 0) == K_NUM) {
+    nd_operand_number(&b, c->x[0]);
+  } else {
+    return REFUSED;
+  }
+  int equal_nan = kind(c, 3) == K_BOOL ? c->x[3] != 0 : given(c, 3);
+  return made(nd_isclose(c->e, c->r[0], &a, &b, num(c, 1, 1e-5),
+                         num(c, 2, 1e-8), equal_nan), c, 0);
+}
+
+/* ---- constructors (no tensor first: lconstruct.c's rules) ---- */
+static int dtype_at(const call *c, int i, int def) { /* nil: def; -1 else */
+  return !given(c, i) ? def : kind(c, i) == K_DTYPE ? (int)c->x[i] : -1;
+}
+static int f_arange(call *c) { /* ([start,] stop [, step]) [, dtype] */
+  int n = 0, ints = 1;
+  while (n < 3 && kind(c, n) == K_NUM) n++;
+  for (int i = 0; i < n; i++) ints &= c->x[i] == floor(c->x[i]);
+  int dt = dtype_at(c, n, ints ? ND_INT64 : ND_FLOAT64);
+  if (n == 0 || dt < 0 || (n < 3 && given(c, n + 1))) return REFUSED;
+  double start = n >= 2 ? c->x[0] : 0, stop = c->x[n >= 2 ? 1 : 0];
+  return made(nd_arange(c->e, c->r[0], dt, start, stop, n == 3 ? c->x[2] : 1),
+              c, 0);
+}
+static int f_linspace(call *c) { /* (start, end, count [, dtype]) */
+  int64_t n;
+  if (!whole(c, 2, &n)) return REFUSED;
+  return made(nd_linspace(c->e, c->r[0], dtype_at(c, 3, ND_FLOAT64), c->x[0],
+                          c->x[1], n), c, 0);
+}
+static int f_eye(call *c) { /* (n [, m] [, dtype]) */
+  int64_t n, m;
+  int has_m = kind(c, 1) == K_NUM, dt = dtype_at(c, has_m ? 2 : 1, ND_FLOAT64);
+  if (!whole(c, 0, &n) || (has_m && !whole(c, 1, &m)) || dt < 0 ||
+      given(c, has_m ? 3 : 2))
+    return REFUSED;
+  return made(nd_eye(c->e, c->r[0], dt, n, has_m ? m : n), c, 0);
+}
+
 /* ---- nd.linalg (llinalg.c's rules: one matrix's det, cond, matrix_rank,
  * norm and slogdet are numbers) ---- */
 #define LA1(name, numbers)                                                  \
@@ -309,74 +380,96 @@ static int f_matrix_power(call *c) {
   return made(nd_linalg_matrix_power(c->e, c->r[0], c->t, n), c, 0);
 }
 
+static int f_norm(call *c) { /* nd.linalg.norm(A [, ord]): a number ord */
+  int ord = c->t->ndim == 1 ? ND_NORM_P : ND_NORM_FRO;
+  double p = 2;
+  if (given(c, 0)) {
+    if (c->x[0] != c->x[0]) return REFUSED; /* NaN: raised by the classic */
+    ord = ND_NORM_P;
+    p = c->x[0];
+  }
+  return made(nd_linalg_norm(c->e, c->r[0], c->t, ord, p), c, 1);
+}
+
 /* The rows: name, module ("" nd's; "linalg"), results, the kinds of the
  * values after t (T a tensor, N a number, B a boolean, D a dtype, V a
- * number, boolean or tensor; lower case: or nil; nothing past the end),
- * and the row. `results` of unique is 1 or 2 (return_counts). */
+ * number, boolean or tensor, * anything; lower case: or nil; nothing past
+ * the end), the row, and whether there is no t (the constructors: every
+ * argument a value). unique makes 1 or 2 results (return_counts). */
 static const struct {
   const char *name, *module;
   int results;
   const char *kinds;
   int (*f)(call *);
+  int values_only; /* no tensor first (constructors) */
 } rows[] = {
-    {"contiguous", "", 1, "", f_contiguous},
-    {"to", "", 1, "D", f_to},
-    {"float", "", 1, "", f_float},
-    {"double", "", 1, "", f_double},
-    {"int", "", 1, "", f_int},
-    {"long", "", 1, "", f_long},
-    {"byte", "", 1, "", f_byte},
-    {"bool", "", 1, "", f_bool},
-    {"copy_", "", 0, "T", f_copy_},
-    {"cumsum", "", 1, "N", f_cumsum},
-    {"cumprod", "", 1, "N", f_cumprod},
-    {"softmax", "", 1, "N", f_softmax},
-    {"log_softmax", "", 1, "N", f_log_softmax},
-    {"sort", "", 2, "nb", f_sort},
-    {"argsort", "", 1, "nb", f_argsort},
-    {"topk", "", 2, "Nnbb", f_topk},
-    {"kthvalue", "", 2, "Nnb", f_kthvalue},
-    {"median", "", 2, "nb", f_median},
-    {"var", "", 1, "nbn", f_var},
-    {"std", "", 1, "nbn", f_std},
-    {"logsumexp", "", 1, "Nb", f_logsumexp},
-    {"count_nonzero", "", 1, "n", f_count_nonzero},
-    {"histc", "", 1, "nnn", f_histc},
-    {"unique", "", 2, "b", f_unique},
-    {"searchsorted", "", 1, "Tb", f_searchsorted},
-    {"dot", "", 1, "T", f_dot},
-    {"mm", "", 1, "T", f_mm},
-    {"mv", "", 1, "T", f_mv},
-    {"bmm", "", 1, "T", f_bmm},
-    {"outer", "", 1, "T", f_outer},
-    {"addmm", "", 1, "TTnn", f_addmm},
-    {"index_select", "", 1, "NT", f_index_select},
-    {"gather", "", 1, "NT", f_gather},
-    {"take", "", 1, "T", f_take},
-    {"masked_select", "", 1, "T", f_masked_select},
-    {"nonzero", "", 1, "", f_nonzero},
-    {"scatter_", "", 0, "NTV", f_scatter_},
-    {"scatter_add_", "", 0, "NTT", f_scatter_add_},
-    {"index_fill_", "", 0, "NTV", f_index_fill_},
-    {"index_copy_", "", 0, "NTT", f_index_copy_},
-    {"index_add_", "", 0, "NTTn", f_index_add_},
-    {"masked_fill_", "", 0, "TV", f_masked_fill_},
-    {"masked_scatter_", "", 0, "TT", f_masked_scatter_},
-    {"inv", "linalg", 1, "", f_inv},
-    {"cholesky", "linalg", 1, "", f_cholesky},
-    {"svdvals", "linalg", 1, "", f_svdvals},
-    {"eigvalsh", "linalg", 1, "", f_eigvalsh},
-    {"pinv", "linalg", 1, "", f_pinv},
-    {"det", "linalg", 1, "", f_det},
-    {"cond", "linalg", 1, "", f_cond},
-    {"matrix_rank", "linalg", 1, "", f_matrix_rank},
-    {"solve", "linalg", 1, "T", f_solve},
-    {"lstsq", "linalg", 1, "T", f_lstsq},
-    {"slogdet", "linalg", 2, "", f_slogdet},
-    {"qr", "linalg", 2, "", f_qr},
-    {"eigh", "linalg", 2, "", f_eigh},
-    {"svd", "linalg", 3, "", f_svd},
-    {"matrix_power", "linalg", 1, "N", f_matrix_power},
+    {"contiguous", "", 1, "", f_contiguous, 0},
+    {"to", "", 1, "D", f_to, 0},
+    {"float", "", 1, "", f_float, 0},
+    {"double", "", 1, "", f_double, 0},
+    {"int", "", 1, "", f_int, 0},
+    {"long", "", 1, "", f_long, 0},
+    {"byte", "", 1, "", f_byte, 0},
+    {"bool", "", 1, "", f_bool, 0},
+    {"copy_", "", 0, "T", f_copy_, 0},
+    {"cumsum", "", 1, "N", f_cumsum, 0},
+    {"cumprod", "", 1, "N", f_cumprod, 0},
+    {"softmax", "", 1, "N", f_softmax, 0},
+    {"log_softmax", "", 1, "N", f_log_softmax, 0},
+    {"sort", "", 2, "nb", f_sort, 0},
+    {"argsort", "", 1, "nb", f_argsort, 0},
+    {"topk", "", 2, "Nnbb", f_topk, 0},
+    {"kthvalue", "", 2, "Nnb", f_kthvalue, 0},
+    {"median", "", 2, "nb", f_median, 0},
+    {"var", "", 1, "nbn", f_var, 0},
+    {"std", "", 1, "nbn", f_std, 0},
+    {"logsumexp", "", 1, "Nb", f_logsumexp, 0},
+    {"count_nonzero", "", 1, "n", f_count_nonzero, 0},
+    {"histc", "", 1, "nnn", f_histc, 0},
+    {"unique", "", 2, "b", f_unique, 0},
+    {"searchsorted", "", 1, "Tb", f_searchsorted, 0},
+    {"dot", "", 1, "T", f_dot, 0},
+    {"mm", "", 1, "T", f_mm, 0},
+    {"mv", "", 1, "T", f_mv, 0},
+    {"bmm", "", 1, "T", f_bmm, 0},
+    {"outer", "", 1, "T", f_outer, 0},
+    {"addmm", "", 1, "TTnn", f_addmm, 0},
+    {"index_select", "", 1, "NT", f_index_select, 0},
+    {"gather", "", 1, "NT", f_gather, 0},
+    {"take", "", 1, "T", f_take, 0},
+    {"masked_select", "", 1, "T", f_masked_select, 0},
+    {"nonzero", "", 1, "", f_nonzero, 0},
+    {"scatter_", "", 0, "NTV", f_scatter_, 0},
+    {"scatter_add_", "", 0, "NTT", f_scatter_add_, 0},
+    {"index_fill_", "", 0, "NTV", f_index_fill_, 0},
+    {"index_copy_", "", 0, "NTT", f_index_copy_, 0},
+    {"index_add_", "", 0, "NTTn", f_index_add_, 0},
+    {"masked_fill_", "", 0, "TV", f_masked_fill_, 0},
+    {"masked_scatter_", "", 0, "TT", f_masked_scatter_, 0},
+    {"inv", "linalg", 1, "", f_inv, 0},
+    {"cholesky", "linalg", 1, "", f_cholesky, 0},
+    {"svdvals", "linalg", 1, "", f_svdvals, 0},
+    {"eigvalsh", "linalg", 1, "", f_eigvalsh, 0},
+    {"pinv", "linalg", 1, "", f_pinv, 0},
+    {"det", "linalg", 1, "", f_det, 0},
+    {"cond", "linalg", 1, "", f_cond, 0},
+    {"matrix_rank", "linalg", 1, "", f_matrix_rank, 0},
+    {"solve", "linalg", 1, "T", f_solve, 0},
+    {"lstsq", "linalg", 1, "T", f_lstsq, 0},
+    {"slogdet", "linalg", 2, "", f_slogdet, 0},
+    {"qr", "linalg", 2, "", f_qr, 0},
+    {"eigh", "linalg", 2, "", f_eigh, 0},
+    {"svd", "linalg", 3, "", f_svd, 0},
+    {"matrix_power", "linalg", 1, "N", f_matrix_power, 0},
+    {"norm", "linalg", 1, "n", f_norm, 0},
+    {"fill_", "", 0, "V", f_fill_, 0},
+    {"zero_", "", 0, "", f_zero_, 0},
+    {"nan_to_num", "", 1, "nnn", f_nan_to_num, 0},
+    {"nan_to_num_", "", 0, "nnn", f_nan_to_num_, 0},
+    {"isclose", "", 1, "Vnn*", f_isclose, 0},
+    {"arange", "", 1, "N***", f_arange, 1},
+    {"linspace", "", 1, "NNNd", f_linspace, 1},
+    {"eye", "", 1, "N**", f_eye, 1},
 };
 enum { NROWS = sizeof rows / sizeof *rows };
 
@@ -392,6 +485,7 @@ static int kinds_fit(const char *p, const call *c) {
       continue;
     }
     if (!w) return 0;
+    if (w == '*') continue;
     if (w == 'V' || w == 'v') {
       if (k != K_NUM && k != K_BOOL && k != K_TENSOR) return 0;
     } else if (up[k] != (w & ~0x20)) {
@@ -403,7 +497,7 @@ static int kinds_fit(const char *p, const call *c) {
 
 int ndL_fcall(nd_err *e, nd_tensor *const *r, int id, const nd_tensor *t,
               const nd_tensor *const *ts, const double *x, int kinds) {
-  if (id < 0 || id >= NROWS || !t) return REFUSED;
+  if (id < 0 || id >= NROWS || (!t) != rows[id].values_only) return REFUSED;
   int n = rows[id].results;
   for (int k = 0; k < n; k++)
     if (!r[k] || !r[k]->storage) return REFUSED;
@@ -419,7 +513,7 @@ int ndL_fcall(nd_err *e, nd_tensor *const *r, int id, const nd_tensor *t,
   return code;
 }
 
-/* C.fcalls: { name, module, id, results } per row. */
+/* C.fcalls: { name, module, id, results, values_only } per row. */
 void ndL_open_fcalls(lua_State *L) {
   lua_newtable(L);
   for (int i = 0; i < NROWS; i++) {
@@ -432,6 +526,8 @@ void ndL_open_fcalls(lua_State *L) {
     lua_setfield(L, -2, "id");
     lua_pushinteger(L, rows[i].results);
     lua_setfield(L, -2, "results");
+    lua_pushboolean(L, rows[i].values_only);
+    lua_setfield(L, -2, "values_only");
     lua_rawseti(L, -2, i + 1);
   }
   lua_setfield(L, -2, "fcalls");
