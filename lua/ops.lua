@@ -171,137 +171,31 @@ return function(ext)
   end
   for _, name in ipairs({ "clamp", "where", "lerp" }) do install(name, FAMILY[name], 0, 3) end
 
-  -- Reductions: the op table's family "reduce", min/max, argmin/argmax.
-  -- A full one's value C reduces into buf (new()'s scratch), read as its
-  -- dtype (as t:item() reads an element: int64 beyond 2^53 exact, which
-  -- the classic path, run while the FFI is off, reads again). With dims
-  -- (a number or a table of numbers, as Lua gave them: C applies the dim
-  -- rule) the core computes the result(s) into the scratches (lffi.c's
-  -- reduce_dims), made new small tensors; what does not fit, or what C
-  -- refuses, goes to the classic function.
-  local reduce_all, reduce_dims, value, exact = lib.reduce_all, lib.reduce_dims, ext.value, ext.exact
-  local plan2, scratch2 = ffi.new("ndffi2_tensor"), ffi.new("ndffi2_storage")
-  local buf2 = ffi.new("double[16]")
-  scratch2.data, scratch2.nbytes, scratch2.refs = buf2, 128, 1
-  local MAX_DIMS, rawget = ext.consts.MAX_DIMS, rawget
-  local dimv = ffi.new("double[?]", MAX_DIMS)
-  local function dims_of(dim) -- their count, into dimv; -1: not numbers
-    if type(dim) == "number" then dimv[0] = dim; return 1 end
-    if type(dim) ~= "table" then return -1 end
-    local n = #dim
-    if n < 1 or n > MAX_DIMS then return -1 end
-    for i = 1, n do
-      local d = rawget(dim, i)
-      if type(d) ~= "number" then return -1 end
-      dimv[i - 1] = d
-    end
-    return n
-  end
+  local value, exact = ext.value, ext.exact
   local function made(p, b) -- a new small tensor of p's layout, b's bytes
     local o, r = small_of(p)
     if o ~= nil then copy(r.storage.data, b, r.storage.nbytes) end
     return o
   end
-  -- kind 0: op over dims, 1: min/max's values and indices, 2: arg's
-  -- indices; nil when the classic function is to run.
-  local function along(kind, op, h, dim, keep, p)
-    local n = dim == nil and 0 or dims_of(dim) -- 0: argmin/argmax of all
-    if n < 0 then return nil end
-    plan.storage, plan2.storage = scratch, scratch2
-    if reduce_dims(err, plan, plan2, kind, op, h, n, dimv, keep and 1 or 0, p) == 0 then
-      return nil
-    end
-    if kind == 2 then return n == 0 and value(plan2.dtype, buf2, 0) or made(plan2, buf2) end
-    local v = made(plan, buf)
-    if kind == 0 or v == nil then return v end
-    return v, made(plan2, buf2)
-  end
-  local function reduce(op, h, p) -- into new()'s scratch buf, free here
-    local dt = reduce_all(err, buf, op, h, p)
-    if dt >= 0 then return true, value(dt, buf, 0) end
-    return false
-  end
-  local function install_reduce(name, f, slow)
-    local function slow_exact(...) -- one value, as the classic function's
-      local v = slow(...)
-      if exact(v) then return v end
-      return (f(...))
-    end
-    if name == "min" or name == "max" then -- with a dim: values, indices
-      slow_exact = function(...)
-        local v, ix = slow(...)
-        if ix ~= nil then return v, ix end
-        if exact(v) then return v end
-        return (f(...))
-      end
-    end
-    ext.fast(nd, name, f, slow_exact)
-    ext.fast(methods, name, f, slow_exact)
-  end
-  local ids = {}
-  for _, row in ipairs(C.optable) do
-    if row.family == "reduce" then
-      local op, name, slow = row.id, row.name, C[row.name]
-      ids[name] = op
-      local kind = (name == "min" or name == "max") and 1 or 0
-      local f
-      if name == "norm" then -- p first
-        f = function(t, p, dim, keep)
-          local h = live(t)
-          if h and (p == nil or type(p) == "number") then
-            if dim == nil then
-              local ok, v = reduce(op, h, p or 2)
-              if ok then return v end
-            else
-              local r = along(0, op, h, dim, keep, p or 2)
-              if r ~= nil then return r end
-            end
-          end
-          return slow(t, p, dim, keep)
-        end
-      else
-        f = function(t, dim, keep)
-          local h = live(t)
-          if h then
-            if dim == nil then
-              local ok, v = reduce(op, h, 0)
-              if ok then return v end
-            elseif kind == 0 then
-              local r = along(0, op, h, dim, keep, 0)
-              if r ~= nil then return r end
-            else
-              local r, ix = along(1, op, h, dim, keep, 0)
-              if ix ~= nil then return r, ix end
-            end
-          end
-          return slow(t, dim, keep)
-        end
-      end
-      install_reduce(name, f, slow)
-    end
-  end
-  for name, op in pairs({ argmin = ids.min, argmax = ids.max }) do
-    local slow = C[name]
-    install_reduce(name, function(t, dim, keep)
-      local h = live(t)
-      if h then
-        local r = along(2, op, h, dim, keep, 0)
-        if r ~= nil then return r end
-      end
-      return slow(t, dim, keep)
-    end, slow)
-  end
 
-  -- The rows of C.fcalls (src/lua/lfcall.c): functions of a tensor and
-  -- up to four values, handed to C as they are, with their kinds (3 bits
-  -- each: nil, number, boolean, a dtype's name as its id, a tensor); C
-  -- applies the classic function's rules and the core makes the results
-  -- into the scratches. fcall gives 1: new small tensors (a result not
-  -- made has ndim -1), 2: t itself, 3: values (0-d results, read as
-  -- t:item() reads); 0: the classic function runs.
-  local fcall, dtype_id, select = lib.fcall, ext.dtype_id, select
-  local plan3, scratch3, buf3 = ffi.new("ndffi2_tensor"), ffi.new("ndffi2_storage"), ffi.new("double[16]")
+  -- The rows of C.fcalls (src/lua/lfcall.c): the reductions of the op
+  -- table and every other function there, of a tensor and up to four
+  -- values, handed to C as they are, with their kinds (3 bits each: nil,
+  -- number, boolean, a dtype's name as its id, a tensor, a table of
+  -- numbers (dims)); C applies the classic function's rules and the core
+  -- makes the results into the scratches. fcall gives 1: new small
+  -- tensors (a result not made has ndim -1), 2: t itself, 3: values (0-d
+  -- results, read as t:item() reads: int64 beyond 2^53 exact, which the
+  -- classic path, run while the FFI is off, reads again); 0: the classic
+  -- function runs.
+  local fcall, dtype_id, select, rawget = lib.fcall, ext.dtype_id, select, rawget
+  local plan2, plan3 = ffi.new("ndffi2_tensor"), ffi.new("ndffi2_tensor")
+  local scratch2, scratch3 = ffi.new("ndffi2_storage"), ffi.new("ndffi2_storage")
+  local buf2, buf3 = ffi.new("double[16]"), ffi.new("double[16]")
+  scratch2.data, scratch2.nbytes, scratch2.refs = buf2, 128, 1
   scratch3.data, scratch3.nbytes, scratch3.refs = buf3, 128, 1
+  local MAX_DIMS = ext.consts.MAX_DIMS
+  local dv = ffi.new("double[?]", MAX_DIMS)
   local plans = ffi.new("ndffi2_tensor *[3]", { plan, plan2, plan3 })
   local P, B = { plan, plan2, plan3 }, { buf, buf2, buf3 }
   local ts, xv = ffi.new("const ndffi2_tensor *[4]"), ffi.new("double[4]")
@@ -315,6 +209,17 @@ return function(ext)
       if id == nil then return nil end
       xv[i] = id
       return 3
+    end
+    if ty == "table" then -- dims, read raw as lnd.c reads them, into dv
+      local n = #v
+      if n > MAX_DIMS then return nil end
+      for k = 1, n do
+        local d = rawget(v, k)
+        if type(d) ~= "number" then return nil end
+        dv[k - 1] = d
+      end
+      xv[i] = n
+      return 5
     end
     local h = live(v)
     if h == nil then return nil end
@@ -342,7 +247,7 @@ return function(ext)
       local ka, kb, kc, kd = kind_of(a, 0), kind_of(b, 1), kind_of(c, 2), kind_of(d, 3)
       if not (ka and kb and kc and kd) then return false end
       plan.storage, plan2.storage, plan3.storage = scratch, scratch2, scratch3
-      local code = fcall(err, plans, id, h, ts, xv, ka + kb * 8 + kc * 64 + kd * 512)
+      local code = fcall(err, plans, id, h, ts, xv, dv, ka + kb * 8 + kc * 64 + kd * 512)
       if code == 2 then return true, t end
       if code ~= 1 and code ~= 3 then return false end
       local r, r2, r3 = results(code, 1, n)

@@ -3,7 +3,8 @@
  * makes into Lua's scratches (nd_result_into), copied by lua/ops.lua into
  * new small tensors. Lua hands each value over as it is, with its kind (3
  * bits each, from bit 0: nil, number, boolean, a dtype (by id, from its
- * name), a tensor (its header in ts)). A row names the kinds it takes
+ * name), a tensor (its header in ts), a table of dims (x[i] numbers in
+ * dv)). A row names the kinds it takes
  * (pattern below), checked before it runs; the row applies the classic
  * function's other rules and refuses (0) whatever the classic function
  * would not take as given -- which then runs, and raises. A row added to
@@ -12,6 +13,7 @@
 #include "lnd.h"
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 void ndL_into_begin(ndL_into *in, nd_tensor *const *r, int n) {
   for (int k = 0; k < 3; k++) {
@@ -20,6 +22,16 @@ void ndL_into_begin(ndL_into *in, nd_tensor *const *r, int n) {
     nd_result_into(k, in->r[k], in->s[k]);
     if (in->r[k]) in->r[k]->storage = NULL; /* unset, as the core takes one */
   }
+}
+
+/* A result the core made elsewhere (built in a temporary, then moved):
+ * copied into the scratch s when it is row-major and fits. */
+static int take(nd_tensor *r, nd_storage *s) {
+  int64_t bytes = nd_numel(r) * nd_dtype_size(r->dtype);
+  if (!nd_is_contiguous(r) || bytes > s->nbytes) return 0;
+  if (bytes) memcpy(s->data, nd_data(r), (size_t)bytes);
+  r->offset = 0;
+  return 1;
 }
 
 int ndL_into_end(ndL_into *in, nd_status st) {
@@ -31,7 +43,7 @@ int ndL_into_end(ndL_into *in, nd_status st) {
     if (!st && !r->storage) { /* not made (unique without counts) */
       r->ndim = -1;
     } else if (!st) { /* the reference it took (elsewhere: its storage's) */
-      ok &= r->storage == in->s[k];
+      if (r->storage != in->s[k]) ok &= take(r, in->s[k]);
       nd_storage_release(r->storage);
     }
     r->storage = in->s[k];
@@ -48,15 +60,15 @@ nd_status ndL_value0(nd_err *e, nd_tensor *v, int dtype, int isbool,
   return nd_fill(e, v, x);
 }
 
-enum { K_NIL, K_NUM, K_BOOL, K_DTYPE, K_TENSOR };
+enum { K_NIL, K_NUM, K_BOOL, K_DTYPE, K_TENSOR, K_DIMS };
 /* One call: its results' headers, t, the values' tensors, numbers and
  * kinds. */
 typedef struct {
   nd_err *e;
   nd_tensor *r[3];
   const nd_tensor *t, *const *ts;
-  const double *x;
-  int kinds;
+  const double *x, *dv; /* dv: a table of dims' numbers (x[i] of them) */
+  int kinds, op;        /* op: a reduction row's */
 } call;
 static int kind(const call *c, int i) { return (c->kinds >> (3 * i)) & 7; }
 static int given(const call *c, int i) { return kind(c, i) != K_NIL; }
@@ -94,6 +106,55 @@ static double num(const call *c, int i, double def) {
 /* A whole number (k, bins, exponents) into *v; 0 when not one. */
 static int whole(const call *c, int i, int64_t *v) {
   return kind(c, i) == K_NUM && nd_whole(c->x[i], v);
+}
+
+/* Dims: a number or a table of numbers (ndL_dimlist's rule) into dims;
+ * their count, or -1. */
+static int dims_at(const call *c, int i, int *dims) {
+  if (kind(c, i) == K_NUM) return (dims[0] = dim_of(c, i)) < 0 ? -1 : 1;
+  if (kind(c, i) != K_DIMS || c->x[i] > ND_MAX_DIMS) return -1;
+  int n = (int)c->x[i];
+  for (int k = 0; k < n; k++)
+    if ((dims[k] = ndL_dim_num(c->dv[k], c->t)) < 0) return -1;
+  return n;
+}
+/* A flag read as Lua reads a condition: nil and false are false. */
+static int truthy(const call *c, int i) {
+  return given(c, i) && !(kind(c, i) == K_BOOL && c->x[i] == 0);
+}
+
+/* ---- reductions: a row per op of the core's table (ND_REDUCE_OPS, op
+ * the row's), and argmin/argmax; lops.c's rules. No dims: a value. ---- */
+static int f_reduce(call *c) {
+  int op = c->op, at = op == ND_R_NORM, dims[ND_MAX_DIMS], n;
+  double p = 2;
+  if (op == ND_R_NORM && (kind(c, 1) == K_BOOL || (given(c, 0) &&
+                                                     kind(c, 0) != K_NUM)))
+    return REFUSED; /* ("fro" is the classic function's) */
+  if (op == ND_R_NORM && given(c, 0)) p = c->x[0];
+  n = given(c, at) ? dims_at(c, at, dims) : 0;
+  if (n < 0 || (n != 1 && given(c, at) && (op == ND_R_MIN || op == ND_R_MAX)))
+    return REFUSED; /* min/max take one dim (a number or a table of one) */
+  if (n == 0)
+    return made(op == ND_R_NORM ? nd_norm(c->e, c->r[0], c->t, p, 0, NULL, 0)
+                : nd_reduce(c->e, c->r[0], op, c->t, 0, NULL, 0), c, 1);
+  int keep = truthy(c, at + 1);
+  if (op == ND_R_MIN || op == ND_R_MAX) { /* values, 1-based indices */
+    nd_status st = nd_reduce_arg(c->e, c->r[0], c->r[1], op, c->t, dims[0],
+                                 keep);
+    if (!st) ndL_one_based(c->r[1]);
+    return made(st, c, 0);
+  }
+  return made(op == ND_R_NORM ? nd_norm(c->e, c->r[0], c->t, p, n, dims, keep)
+              : nd_reduce(c->e, c->r[0], op, c->t, n, dims, keep), c, 0);
+}
+static int f_argext(call *c) { /* ([dim [, keepdim]]): no dim, a position */
+  int d = -1, keep = truthy(c, 1);
+  if (given(c, 0) && dims_at(c, 0, &d) != 1) return REFUSED;
+  nd_status st = nd_reduce_arg(c->e, NULL, c->r[0], c->op, c->t, d,
+                               d < 0 ? 0 : keep);
+  if (!st) ndL_one_based(c->r[0]);
+  return made(st, c, d < 0);
 }
 
 /* ---- copies and conversions ---- */
@@ -201,15 +262,15 @@ static int f_searchsorted(call *c) { /* (values [, right]) */
 }
 
 /* ---- products ---- */
-static int f_dot(call *c) {
-  return made(nd_dot(c->e, c->r[0], c->t, c->ts[0]), c, 1);
-}
-static int f_mm(call *c) { return made(nd_mm(c->e, c->r[0], c->t, c->ts[0]), c, 0); }
-static int f_mv(call *c) { return made(nd_mv(c->e, c->r[0], c->t, c->ts[0]), c, 0); }
-static int f_bmm(call *c) { return made(nd_bmm(c->e, c->r[0], c->t, c->ts[0]), c, 0); }
-static int f_outer(call *c) {
-  return made(nd_outer(c->e, c->r[0], c->t, c->ts[0]), c, 0);
-}
+#define PRODUCT(name, numbers)                                              \
+  static int f_##name(call *c) {                                            \
+    return made(nd_##name(c->e, c->r[0], c->t, c->ts[0]), c, numbers);     \
+  }
+PRODUCT(dot, 1) /* a value */
+PRODUCT(mm, 0)
+PRODUCT(mv, 0)
+PRODUCT(bmm, 0)
+PRODUCT(outer, 0)
 static int f_addmm(call *c) { /* (a, b [, beta, alpha]) */
   return made(nd_addmm(c->e, c->r[0], c->t, c->ts[0], c->ts[1], num(c, 2, 1),
                        num(c, 3, 1)), c, 0);
@@ -232,7 +293,9 @@ static int f_take(call *c) {
 static int f_masked_select(call *c) {
   return made(nd_masked_select(c->e, c->r[0], c->t, c->ts[0]), c, 0);
 }
-static int f_nonzero(call *c) { return made(nd_nonzero(c->e, c->r[0], c->t), c, 0); }
+static int f_nonzero(call *c) {
+  return made(nd_nonzero(c->e, c->r[0], c->t), c, 0);
+}
 /* value i: a tensor, or a number or boolean as a 0-d tensor of t's dtype
  * (ndL_value0: lindex.c's rule) in *tmp, released by the caller. */
 static const nd_tensor *value(call *c, int i, nd_tensor *tmp) {
@@ -288,7 +351,8 @@ static int f_fill_(call *c) { /* a number, boolean or 0-d tensor */
   }
 }
 static int f_zero_(call *c) { return self(nd_fill_i64(c->e, c->t, 0)); }
-static int nan_to_num(call *c, int inplace) { /* ([nan [, posinf [, neginf]]]) */
+/* ([nan [, posinf [, neginf]]]) */
+static int nan_to_num(call *c, int inplace) {
   double big = c->t->dtype == ND_FLOAT32 ? FLT_MAX : DBL_MAX;
   double vn = num(c, 0, 0), vp = num(c, 1, big), vm = num(c, 2, -big);
   if (inplace)
@@ -394,82 +458,91 @@ static int f_norm(call *c) { /* nd.linalg.norm(A [, ord]): a number ord */
 /* The rows: name, module ("" nd's; "linalg"), results, the kinds of the
  * values after t (T a tensor, N a number, B a boolean, D a dtype, V a
  * number, boolean or tensor, * anything; lower case: or nil; nothing past
- * the end), the row, and whether there is no t (the constructors: every
- * argument a value). unique makes 1 or 2 results (return_counts). */
+ * the end; a table of dims is taken where * is), the row, whether there
+ * is no t (the constructors: every argument a value), and a reduction's
+ * op. unique makes 1 or 2 results (return_counts). */
 static const struct {
   const char *name, *module;
   int results;
   const char *kinds;
   int (*f)(call *);
   int values_only; /* no tensor first (constructors) */
+  int op;          /* the reductions' */
 } rows[] = {
-    {"contiguous", "", 1, "", f_contiguous, 0},
-    {"to", "", 1, "D", f_to, 0},
-    {"float", "", 1, "", f_float, 0},
-    {"double", "", 1, "", f_double, 0},
-    {"int", "", 1, "", f_int, 0},
-    {"long", "", 1, "", f_long, 0},
-    {"byte", "", 1, "", f_byte, 0},
-    {"bool", "", 1, "", f_bool, 0},
-    {"copy_", "", 0, "T", f_copy_, 0},
-    {"cumsum", "", 1, "N", f_cumsum, 0},
-    {"cumprod", "", 1, "N", f_cumprod, 0},
-    {"softmax", "", 1, "N", f_softmax, 0},
-    {"log_softmax", "", 1, "N", f_log_softmax, 0},
-    {"sort", "", 2, "nb", f_sort, 0},
-    {"argsort", "", 1, "nb", f_argsort, 0},
-    {"topk", "", 2, "Nnbb", f_topk, 0},
-    {"kthvalue", "", 2, "Nnb", f_kthvalue, 0},
-    {"median", "", 2, "nb", f_median, 0},
-    {"var", "", 1, "nbn", f_var, 0},
-    {"std", "", 1, "nbn", f_std, 0},
-    {"logsumexp", "", 1, "Nb", f_logsumexp, 0},
-    {"count_nonzero", "", 1, "n", f_count_nonzero, 0},
-    {"histc", "", 1, "nnn", f_histc, 0},
-    {"unique", "", 2, "b", f_unique, 0},
-    {"searchsorted", "", 1, "Tb", f_searchsorted, 0},
-    {"dot", "", 1, "T", f_dot, 0},
-    {"mm", "", 1, "T", f_mm, 0},
-    {"mv", "", 1, "T", f_mv, 0},
-    {"bmm", "", 1, "T", f_bmm, 0},
-    {"outer", "", 1, "T", f_outer, 0},
-    {"addmm", "", 1, "TTnn", f_addmm, 0},
-    {"index_select", "", 1, "NT", f_index_select, 0},
-    {"gather", "", 1, "NT", f_gather, 0},
-    {"take", "", 1, "T", f_take, 0},
-    {"masked_select", "", 1, "T", f_masked_select, 0},
-    {"nonzero", "", 1, "", f_nonzero, 0},
-    {"scatter_", "", 0, "NTV", f_scatter_, 0},
-    {"scatter_add_", "", 0, "NTT", f_scatter_add_, 0},
-    {"index_fill_", "", 0, "NTV", f_index_fill_, 0},
-    {"index_copy_", "", 0, "NTT", f_index_copy_, 0},
-    {"index_add_", "", 0, "NTTn", f_index_add_, 0},
-    {"masked_fill_", "", 0, "TV", f_masked_fill_, 0},
-    {"masked_scatter_", "", 0, "TT", f_masked_scatter_, 0},
-    {"inv", "linalg", 1, "", f_inv, 0},
-    {"cholesky", "linalg", 1, "", f_cholesky, 0},
-    {"svdvals", "linalg", 1, "", f_svdvals, 0},
-    {"eigvalsh", "linalg", 1, "", f_eigvalsh, 0},
-    {"pinv", "linalg", 1, "", f_pinv, 0},
-    {"det", "linalg", 1, "", f_det, 0},
-    {"cond", "linalg", 1, "", f_cond, 0},
-    {"matrix_rank", "linalg", 1, "", f_matrix_rank, 0},
-    {"solve", "linalg", 1, "T", f_solve, 0},
-    {"lstsq", "linalg", 1, "T", f_lstsq, 0},
-    {"slogdet", "linalg", 2, "", f_slogdet, 0},
-    {"qr", "linalg", 2, "", f_qr, 0},
-    {"eigh", "linalg", 2, "", f_eigh, 0},
-    {"svd", "linalg", 3, "", f_svd, 0},
-    {"matrix_power", "linalg", 1, "N", f_matrix_power, 0},
-    {"norm", "linalg", 1, "n", f_norm, 0},
-    {"fill_", "", 0, "V", f_fill_, 0},
-    {"zero_", "", 0, "", f_zero_, 0},
-    {"nan_to_num", "", 1, "nnn", f_nan_to_num, 0},
-    {"nan_to_num_", "", 0, "nnn", f_nan_to_num_, 0},
-    {"isclose", "", 1, "Vnn*", f_isclose, 0},
-    {"arange", "", 1, "N***", f_arange, 1},
-    {"linspace", "", 1, "NNNd", f_linspace, 1},
-    {"eye", "", 1, "N**", f_eye, 1},
+#define REDUCE_ROW(E, name, arity, cls, unused)                             \
+  {#name, "", ND_R_##E == ND_R_MIN || ND_R_##E == ND_R_MAX ? 2 : 1, "***",  \
+   f_reduce, 0, ND_R_##E},
+    ND_REDUCE_OPS(REDUCE_ROW, 0)
+#undef REDUCE_ROW
+    {"argmin", "", 1, "**", f_argext, 0, ND_R_MIN},
+    {"argmax", "", 1, "**", f_argext, 0, ND_R_MAX},
+    {"contiguous", "", 1, "", f_contiguous, 0, 0},
+    {"to", "", 1, "D", f_to, 0, 0},
+    {"float", "", 1, "", f_float, 0, 0},
+    {"double", "", 1, "", f_double, 0, 0},
+    {"int", "", 1, "", f_int, 0, 0},
+    {"long", "", 1, "", f_long, 0, 0},
+    {"byte", "", 1, "", f_byte, 0, 0},
+    {"bool", "", 1, "", f_bool, 0, 0},
+    {"copy_", "", 0, "T", f_copy_, 0, 0},
+    {"cumsum", "", 1, "N", f_cumsum, 0, 0},
+    {"cumprod", "", 1, "N", f_cumprod, 0, 0},
+    {"softmax", "", 1, "N", f_softmax, 0, 0},
+    {"log_softmax", "", 1, "N", f_log_softmax, 0, 0},
+    {"sort", "", 2, "nb", f_sort, 0, 0},
+    {"argsort", "", 1, "nb", f_argsort, 0, 0},
+    {"topk", "", 2, "Nnbb", f_topk, 0, 0},
+    {"kthvalue", "", 2, "Nnb", f_kthvalue, 0, 0},
+    {"median", "", 2, "nb", f_median, 0, 0},
+    {"var", "", 1, "nbn", f_var, 0, 0},
+    {"std", "", 1, "nbn", f_std, 0, 0},
+    {"logsumexp", "", 1, "Nb", f_logsumexp, 0, 0},
+    {"count_nonzero", "", 1, "n", f_count_nonzero, 0, 0},
+    {"histc", "", 1, "nnn", f_histc, 0, 0},
+    {"unique", "", 2, "b", f_unique, 0, 0},
+    {"searchsorted", "", 1, "Tb", f_searchsorted, 0, 0},
+    {"dot", "", 1, "T", f_dot, 0, 0},
+    {"mm", "", 1, "T", f_mm, 0, 0},
+    {"mv", "", 1, "T", f_mv, 0, 0},
+    {"bmm", "", 1, "T", f_bmm, 0, 0},
+    {"outer", "", 1, "T", f_outer, 0, 0},
+    {"addmm", "", 1, "TTnn", f_addmm, 0, 0},
+    {"index_select", "", 1, "NT", f_index_select, 0, 0},
+    {"gather", "", 1, "NT", f_gather, 0, 0},
+    {"take", "", 1, "T", f_take, 0, 0},
+    {"masked_select", "", 1, "T", f_masked_select, 0, 0},
+    {"nonzero", "", 1, "", f_nonzero, 0, 0},
+    {"scatter_", "", 0, "NTV", f_scatter_, 0, 0},
+    {"scatter_add_", "", 0, "NTT", f_scatter_add_, 0, 0},
+    {"index_fill_", "", 0, "NTV", f_index_fill_, 0, 0},
+    {"index_copy_", "", 0, "NTT", f_index_copy_, 0, 0},
+    {"index_add_", "", 0, "NTTn", f_index_add_, 0, 0},
+    {"masked_fill_", "", 0, "TV", f_masked_fill_, 0, 0},
+    {"masked_scatter_", "", 0, "TT", f_masked_scatter_, 0, 0},
+    {"inv", "linalg", 1, "", f_inv, 0, 0},
+    {"cholesky", "linalg", 1, "", f_cholesky, 0, 0},
+    {"svdvals", "linalg", 1, "", f_svdvals, 0, 0},
+    {"eigvalsh", "linalg", 1, "", f_eigvalsh, 0, 0},
+    {"pinv", "linalg", 1, "", f_pinv, 0, 0},
+    {"det", "linalg", 1, "", f_det, 0, 0},
+    {"cond", "linalg", 1, "", f_cond, 0, 0},
+    {"matrix_rank", "linalg", 1, "", f_matrix_rank, 0, 0},
+    {"solve", "linalg", 1, "T", f_solve, 0, 0},
+    {"lstsq", "linalg", 1, "T", f_lstsq, 0, 0},
+    {"slogdet", "linalg", 2, "", f_slogdet, 0, 0},
+    {"qr", "linalg", 2, "", f_qr, 0, 0},
+    {"eigh", "linalg", 2, "", f_eigh, 0, 0},
+    {"svd", "linalg", 3, "", f_svd, 0, 0},
+    {"matrix_power", "linalg", 1, "N", f_matrix_power, 0, 0},
+    {"norm", "linalg", 1, "n", f_norm, 0, 0},
+    {"fill_", "", 0, "V", f_fill_, 0, 0},
+    {"zero_", "", 0, "", f_zero_, 0, 0},
+    {"nan_to_num", "", 1, "nnn", f_nan_to_num, 0, 0},
+    {"nan_to_num_", "", 0, "nnn", f_nan_to_num_, 0, 0},
+    {"isclose", "", 1, "Vnn*", f_isclose, 0, 0},
+    {"arange", "", 1, "N***", f_arange, 1, 0},
+    {"linspace", "", 1, "NNNd", f_linspace, 1, 0},
+    {"eye", "", 1, "N**", f_eye, 1, 0},
 };
 enum { NROWS = sizeof rows / sizeof *rows };
 
@@ -486,6 +559,7 @@ static int kinds_fit(const char *p, const call *c) {
     }
     if (!w) return 0;
     if (w == '*') continue;
+    if (k == K_DIMS) return 0;
     if (w == 'V' || w == 'v') {
       if (k != K_NUM && k != K_BOOL && k != K_TENSOR) return 0;
     } else if (up[k] != (w & ~0x20)) {
@@ -496,12 +570,13 @@ static int kinds_fit(const char *p, const call *c) {
 }
 
 int ndL_fcall(nd_err *e, nd_tensor *const *r, int id, const nd_tensor *t,
-              const nd_tensor *const *ts, const double *x, int kinds) {
+              const nd_tensor *const *ts, const double *x, const double *dv,
+              int kinds) {
   if (id < 0 || id >= NROWS || (!t) != rows[id].values_only) return REFUSED;
   int n = rows[id].results;
   for (int k = 0; k < n; k++)
     if (!r[k] || !r[k]->storage) return REFUSED;
-  call c = {e, {NULL, NULL, NULL}, t, ts, x, kinds};
+  call c = {e, {NULL, NULL, NULL}, t, ts, x, dv, kinds, rows[id].op};
   if (!kinds_fit(rows[id].kinds, &c)) return REFUSED;
   for (int k = 0; k < n; k++) c.r[k] = r[k];
   ndL_into in;

@@ -64,7 +64,8 @@ static int view(nd_tensor *r, const nd_tensor *base, int op, int n, double a,
     break;
   case V_TRANSPOSE:
   case V_MOVEDIM:
-    if (n != 2 || (d[0] = ndL_dim_num(a, t)) < 0 || (d[1] = ndL_dim_num(b, t)) < 0)
+    if (n != 2 || (d[0] = ndL_dim_num(a, t)) < 0 ||
+        (d[1] = ndL_dim_num(b, t)) < 0)
       return 1;
     st = op == V_TRANSPOSE ? nd_transpose(&e, r, t, d[0], d[1])
                            : nd_movedim(&e, r, t, d[0], d[1]);
@@ -331,53 +332,6 @@ static int small_of(nd_tensor *r, const nd_tensor *plan) {
   return bytes;
 }
 
-/* A full reduction of the op table's family "reduce" (t:sum(), v:norm(p);
- * p is norm's): the value's bytes into v (8), read by Lua as the dtype
- * returned; -1 when the core refuses (the classic call raises it). */
-static int reduce_all(nd_err *e, void *v, int op, const nd_tensor *t,
-                      double p) {
-  nd_tensor r = ND_UNSET;
-  if (op < 0 || op >= ND_NREDUCE ||
-      (op == ND_R_NORM ? nd_norm(e, &r, t, p, 0, NULL, 0)
-                       : nd_reduce(e, &r, op, t, 0, NULL, 0)))
-    return -1;
-  int dt = r.dtype;
-  memcpy(v, nd_data(&r), (size_t)nd_dtype_size(dt));
-  nd_release(&r);
-  return dt;
-}
-
-/* A reduction with dims, its result(s) computed into the caller's
- * scratch (nd_result_into): kind 0 the op table's family "reduce" (op
- * its id; p is norm's) over the n dims at x; kind 1 min/max (op ND_R_MIN
- * or ND_R_MAX) along one dim, values into r and indices into ix; kind 2
- * argmin/argmax, indices into ix (n = 0: of all, a 0-d result). Dims as Lua gave them (ndL_dimlist's
- * rule: ndL_dim_num), keepdim. 1 when done, r's and ix's layouts set; 0 when
- * the core refuses or a result does not fit (each keeps its scratch). */
-static int reduce_dims(nd_err *e, nd_tensor *r, nd_tensor *ix, int kind,
-                       int op, const nd_tensor *t, int n, const double *x,
-                       int keep, double p) {
-  int dims[ND_MAX_DIMS];
-  if (n < (kind == 2 ? 0 : 1) || n > (kind ? 1 : ND_MAX_DIMS) ||
-      !(kind == 2 || (r && r->storage)) || !(kind == 0 || (ix && ix->storage)))
-    return 0;
-  dims[0] = -1; /* argmin/argmax of all */
-  for (int i = 0; i < n; i++)
-    if ((dims[i] = ndL_dim_num(x[i], t)) < 0) return 0;
-  nd_tensor *v = kind == 2 ? NULL : r;
-  ndL_into in;
-  nd_tensor *rs[2] = {v, kind ? ix : NULL};
-  ndL_into_begin(&in, rs, 2);
-  nd_status st = kind ? nd_reduce_arg(e, v, ix, op, t, dims[0], keep)
-                 : op == ND_R_NORM ? nd_norm(e, r, t, p, n, dims, keep)
-                 : op >= 0 && op < ND_NREDUCE
-                     ? nd_reduce(e, r, op, t, n, dims, keep)
-                     : (e->code = ND_EINVAL);
-  int ok = ndL_into_end(&in, st);
-  if (ok && kind) ndL_one_based(ix);
-  return ok;
-}
-
 /* The table of what Lua calls, written once: the C struct below and its
  * declaration for the FFI (C.ffi_api_decl, with S, E, T, P spelled there
  * as the FFI's names: lua/ffi.lua). A new name whenever it changes, so an
@@ -409,18 +363,15 @@ static int reduce_dims(nd_err *e, nd_tensor *r, nd_tensor *ix, int kind,
             double, const T *, double, int), ew)                            \
   X(int, ew_plan, (E *, T *, int, int, int, int, const T *, double,         \
                    const T *, double, const T *, double, int), ew_plan)     \
-  X(int, reduce_all, (E *, void *, int, const T *, double), reduce_all)   \
-  X(int, reduce_dims, (E *, T *, T *, int, int, const T *, int,            \
-                       const double *, int, double), reduce_dims)          \
   X(int, fcall, (E *, T *const *, int, const T *, const T *const *,        \
-                 const double *, int), ndL_fcall)
+                 const double *, const double *, int), ndL_fcall)
 #define FIELD(R, name, params, f) R(*name) params;
 static const struct { FFI_API(FIELD) } ffi_api = {
 #define INIT(R, name, params, f) f,
     FFI_API(INIT)};
 #define DECL(R, name, params, f) #R " (*" #name ")" #params "; "
 static const char ffi_api_decl[] =
-    "typedef struct ndffi17_api { " FFI_API(DECL) "} ndffi17_api;";
+    "typedef struct ndffi18_api { " FFI_API(DECL) "} ndffi18_api;";
 #undef FIELD
 #undef INIT
 #undef DECL
