@@ -28,7 +28,7 @@ local internal = {
   anchor = true, view_keep = true, set_maker = true, arm = true,
   nargs = true, too_many = true, call_as = true,
   optable = true, consts = true, fviews = true, ffamily = true, ffi_api_decl = true,
-  layout_facts = true, fcalls = true,
+  layout_facts = true, fcalls = true, fqueries = true,
 }
 
 for name, f in pairs(C) do
@@ -107,7 +107,7 @@ nd.is_tensor = checked("is_tensor", ext.is_tensor)
 if package and package.preload then
   package.preload["nd.testing"] = function() return import("testing")(ext) end
   package.preload["nd.internal"] = function()
-    return { optable = C.optable, consts = C.consts, fcalls = C.fcalls }
+    return { optable = C.optable, consts = C.consts, fcalls = C.fcalls, fqueries = C.fqueries }
   end
 end
 

@@ -88,4 +88,25 @@ return function(ext)
       ext.fast(methods, name, f)
     end
   end
+
+  -- The header's queries (C.fqueries: t:dim(), numel, size(d),
+  -- stride(d), ...), answered by C (lffi.c's query); NaN leaves a call to
+  -- the classic function (size() without a dim: a table; a bad dim).
+  local query, type = ext.lib.query, type
+  for name, q in pairs(ext.C.fqueries) do
+    local slow, id, boolean = methods[name], q.id, q.boolean
+    local function f(t, d)
+      local h = live(t)
+      if h then
+        local v = query(h, id, d == nil and 0 or 1, type(d) == "number" and d or 0 / 0)
+        if v == v then
+          if boolean then return v ~= 0 end
+          return v
+        end
+      end
+      return slow(t, d)
+    end
+    ext.fast(nd, name, f, slow)
+    ext.fast(methods, name, f, slow)
+  end
 end

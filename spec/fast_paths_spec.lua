@@ -267,6 +267,22 @@ describe("fast views and elements", function()
     function() return nd.arange(900):view(30, 30) end, -- results past the scratch
   }
 
+  it("the header's queries (C.fqueries) are the classic binding's", function()
+    local internal, n = require "nd.internal", 0
+    local D = { n = 11, nil, 1, 2, -1, 0, 3, 1.5, 0 / 0, "1", true, 2 ^ 62 }
+    for name in pairs(internal.fqueries) do
+      for _, b in ipairs(bases) do
+        for i = 1, D.n do
+          local t = b[2]()
+          local fast, slow = both(t, function() return t[name](t, D[i]) end)
+          assert.same(slow, fast, name .. " of " .. b[1] .. " with " .. tostring(D[i]))
+          n = n + 1
+        end
+      end
+    end
+    assert.is_true(n > 800)
+  end)
+
   it("reductions, full and along dims, are the classic binding's", function()
     local internal, n = require "nd.internal", 0
     local args = { { n = 0 }, { n = 2, nil, true }, { n = 1, 1 }, { n = 2, -1, true },

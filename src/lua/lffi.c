@@ -7,6 +7,7 @@
  * whether it did the work; when it did not, Lua calls the classic
  * function, which does it or raises the error naming the function. */
 #include "lnd.h"
+#include <math.h>
 #include <string.h>
 
 /* The used part of s's header into d (the core's views copy no more). */
@@ -332,6 +333,35 @@ static int small_of(nd_tensor *r, const nd_tensor *plan) {
   return bytes;
 }
 
+/* The queries of a header (C.fqueries): t:dim(), numel, size(d),
+ * stride(d), storage_offset, element_size, nbytes, is_contiguous (1 or
+ * 0), as the classic functions answer them (a number as lua_pushnumber
+ * makes it); d (size and stride, n = 1) as Lua gave it: ndL_dim's rule.
+ * NaN when refused (no d, or not a dim: the classic function answers or
+ * raises). */
+enum { Q_DIM, Q_NUMEL, Q_SIZE, Q_STRIDE, Q_OFFSET, Q_ESIZE, Q_NBYTES,
+       Q_CONTIG };
+static const char *const query_names[] = {
+    "dim", "numel", "size", "stride", "storage_offset", "element_size",
+    "nbytes", "is_contiguous", NULL};
+static double query(const nd_tensor *t, int q, int n, double d) {
+  int64_t k;
+  if ((q == Q_SIZE || q == Q_STRIDE) != (n == 1)) return NAN;
+  switch (q) {
+  case Q_DIM: return t->ndim;
+  case Q_NUMEL: return (double)nd_numel(t);
+  case Q_SIZE:
+  case Q_STRIDE:
+    if (!nd_whole(d, &k) || (k = ndL_pos(k, t->ndim)) < 0) return NAN;
+    return (double)(q == Q_SIZE ? t->size[k] : t->stride[k]);
+  case Q_OFFSET: return (double)t->offset;
+  case Q_ESIZE: return nd_dtype_size(t->dtype);
+  case Q_NBYTES: return (double)(nd_numel(t) * nd_dtype_size(t->dtype));
+  case Q_CONTIG: return nd_is_contiguous(t);
+  }
+  return NAN;
+}
+
 /* The table of what Lua calls, written once: the C struct below and its
  * declaration for the FFI (C.ffi_api_decl, with S, E, T, P spelled there
  * as the FFI's names: lua/ffi.lua). A new name whenever it changes, so an
@@ -364,14 +394,15 @@ static int small_of(nd_tensor *r, const nd_tensor *plan) {
   X(int, ew_plan, (E *, T *, int, int, int, int, const T *, double,         \
                    const T *, double, const T *, double, int), ew_plan)     \
   X(int, fcall, (E *, T *const *, int, const T *, const T *const *,        \
-                 const double *, const double *, int), ndL_fcall)
+                 const double *, const double *, int), ndL_fcall)          \
+  X(double, query, (const T *, int, int, double), query)
 #define FIELD(R, name, params, f) R(*name) params;
 static const struct { FFI_API(FIELD) } ffi_api = {
 #define INIT(R, name, params, f) f,
     FFI_API(INIT)};
 #define DECL(R, name, params, f) #R " (*" #name ")" #params "; "
 static const char ffi_api_decl[] =
-    "typedef struct ndffi18_api { " FFI_API(DECL) "} ndffi18_api;";
+    "typedef struct ndffi19_api { " FFI_API(DECL) "} ndffi19_api;";
 #undef FIELD
 #undef INIT
 #undef DECL
@@ -385,7 +416,8 @@ static int l_ffi_api(lua_State *L) {
   return 1;
 }
 
-/* C.fviews: { name = id } of view(); C.ffamily: the families of ew(). */
+/* C.fviews: { name = id } of view(); C.ffamily: the families of ew();
+ * C.fqueries: { name = { id =, boolean = } } of query(). */
 void ndL_open_ffi(lua_State *L) {
   lua_pushcfunction(L, l_ffi_api);
   lua_setfield(L, -2, "ffi_api");
@@ -403,4 +435,14 @@ void ndL_open_ffi(lua_State *L) {
     lua_setfield(L, -2, family_names[i]);
   }
   lua_setfield(L, -2, "ffamily");
+  lua_newtable(L);
+  for (int i = 0; query_names[i]; i++) {
+    lua_newtable(L);
+    lua_pushinteger(L, i);
+    lua_setfield(L, -2, "id");
+    lua_pushboolean(L, i == Q_CONTIG);
+    lua_setfield(L, -2, "boolean");
+    lua_setfield(L, -2, query_names[i]);
+  }
+  lua_setfield(L, -2, "fqueries");
 }
