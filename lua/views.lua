@@ -90,17 +90,19 @@ return function(ext)
   end
 
   -- The header's queries (C.fqueries: t:dim(), numel, size(d),
-  -- stride(d), ...), answered by C (lffi.c's query); NaN leaves a call to
+  -- stride(d), dtype, ...), answered by C (lffi.c's query: a dtype by its
+  -- id, named from C.consts' list); NaN leaves a call to
   -- the classic function (size() without a dim: a table; a bad dim).
-  local query, type = ext.lib.query, type
+  local query, type, dtypes = ext.lib.query, type, ext.dtype
   for name, q in pairs(ext.C.fqueries) do
-    local slow, id, boolean = methods[name], q.id, q.boolean
+    local slow, id, kind = methods[name], q.id, q.kind
     local function f(t, d)
       local h = live(t)
       if h then
         local v = query(h, id, d == nil and 0 or 1, type(d) == "number" and d or 0 / 0)
         if v == v then
-          if boolean then return v ~= 0 end
+          if kind == "boolean" then return v ~= 0 end
+          if kind == "dtype" then return dtypes[v].name end
           return v
         end
       end

@@ -335,15 +335,15 @@ static int small_of(nd_tensor *r, const nd_tensor *plan) {
 
 /* The queries of a header (C.fqueries): t:dim(), numel, size(d),
  * stride(d), storage_offset, element_size, nbytes, is_contiguous (1 or
- * 0), as the classic functions answer them (a number as lua_pushnumber
+ * 0), dtype (its id), as the classic functions answer them (a number as lua_pushnumber
  * makes it); d (size and stride, n = 1) as Lua gave it: ndL_dim's rule.
  * NaN when refused (no d, or not a dim: the classic function answers or
  * raises). */
 enum { Q_DIM, Q_NUMEL, Q_SIZE, Q_STRIDE, Q_OFFSET, Q_ESIZE, Q_NBYTES,
-       Q_CONTIG };
+       Q_CONTIG, Q_DTYPE };
 static const char *const query_names[] = {
     "dim", "numel", "size", "stride", "storage_offset", "element_size",
-    "nbytes", "is_contiguous", NULL};
+    "nbytes", "is_contiguous", "dtype", NULL};
 static double query(const nd_tensor *t, int q, int n, double d) {
   int64_t k;
   if ((q == Q_SIZE || q == Q_STRIDE) != (n == 1)) return NAN;
@@ -358,6 +358,7 @@ static double query(const nd_tensor *t, int q, int n, double d) {
   case Q_ESIZE: return nd_dtype_size(t->dtype);
   case Q_NBYTES: return (double)(nd_numel(t) * nd_dtype_size(t->dtype));
   case Q_CONTIG: return nd_is_contiguous(t);
+  case Q_DTYPE: return t->dtype; /* its id: Lua names it from C.consts */
   }
   return NAN;
 }
@@ -417,7 +418,7 @@ static int l_ffi_api(lua_State *L) {
 }
 
 /* C.fviews: { name = id } of view(); C.ffamily: the families of ew();
- * C.fqueries: { name = { id =, boolean = } } of query(). */
+ * C.fqueries: { name = { id =, kind = } } of query(). */
 void ndL_open_ffi(lua_State *L) {
   lua_pushcfunction(L, l_ffi_api);
   lua_setfield(L, -2, "ffi_api");
@@ -440,8 +441,9 @@ void ndL_open_ffi(lua_State *L) {
     lua_newtable(L);
     lua_pushinteger(L, i);
     lua_setfield(L, -2, "id");
-    lua_pushboolean(L, i == Q_CONTIG);
-    lua_setfield(L, -2, "boolean");
+    lua_pushstring(L, i == Q_CONTIG ? "boolean" : i == Q_DTYPE ? "dtype"
+                                                          : "number");
+    lua_setfield(L, -2, "kind");
     lua_setfield(L, -2, query_names[i]);
   }
   lua_setfield(L, -2, "fqueries");
