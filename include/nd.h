@@ -242,6 +242,9 @@ nd_status nd_fill_i64(nd_err *e, const nd_tensor *dst, int64_t v);
 /* Concatenate n tensors along dim (out unset: allocated). */
 nd_status nd_cat(nd_err *e, nd_tensor *out, int n, const nd_tensor *const *ts,
                  int dim);
+/* Stack n tensors of one size along a new dim (0..ndim). */
+nd_status nd_stack(nd_err *e, nd_tensor *out, int n,
+                   const nd_tensor *const *ts, int dim);
 
 /* ---- construction helpers ---------------------------------------------- */
 nd_status nd_arange(nd_err *e, nd_tensor *out, int dtype, double start,

@@ -182,7 +182,7 @@ return function(ext)
   -- table and every other function there, of a tensor and up to four
   -- values, handed to C as they are, with their kinds (3 bits each: nil,
   -- number, boolean, a dtype's name as its id, a tensor, a table of
-  -- numbers (dims)); C applies the classic function's rules and the core
+  -- numbers (dims), a list of at most 64 tensors); C applies the classic function's rules and the core
   -- makes the results into the scratches. fcall gives 1: new small
   -- tensors (a result not made has ndim -1), 2: t itself, 3: values (0-d
   -- results, read as t:item() reads: int64 beyond 2^53 exact, which the
@@ -194,8 +194,8 @@ return function(ext)
   local buf2, buf3 = ffi.new("double[16]"), ffi.new("double[16]")
   scratch2.data, scratch2.nbytes, scratch2.refs = buf2, 128, 1
   scratch3.data, scratch3.nbytes, scratch3.refs = buf3, 128, 1
-  local MAX_DIMS = ext.consts.MAX_DIMS
-  local dv = ffi.new("double[?]", MAX_DIMS)
+  local MAX_DIMS, MAX_LIST = ext.consts.MAX_DIMS, 64
+  local dv, tl = ffi.new("double[?]", MAX_DIMS), ffi.new("const ndffi2_tensor *[?]", MAX_LIST)
   local plans = ffi.new("ndffi2_tensor *[3]", { plan, plan2, plan3 })
   local P, B = { plan, plan2, plan3 }, { buf, buf2, buf3 }
   local ts, xv = ffi.new("const ndffi2_tensor *[4]"), ffi.new("double[4]")
@@ -210,15 +210,24 @@ return function(ext)
       xv[i] = id
       return 3
     end
-    if ty == "table" then -- dims, read raw as lnd.c reads them, into dv
-      local n = #v
-      if n > MAX_DIMS then return nil end
+    if ty == "table" then -- read raw, as the C binding reads tables
+      local n, first = #v, rawget(v, 1)
+      xv[i] = n
+      if type(first) ~= "number" and n > 0 then -- a list of tensors, into tl
+        if n > MAX_LIST then return nil end
+        for k = 1, n do
+          local h = live(rawget(v, k))
+          if h == nil then return nil end
+          tl[k - 1] = h
+        end
+        return 6
+      end
+      if n > MAX_DIMS then return nil end -- dims, into dv
       for k = 1, n do
         local d = rawget(v, k)
         if type(d) ~= "number" then return nil end
         dv[k - 1] = d
       end
-      xv[i] = n
       return 5
     end
     local h = live(v)
@@ -247,7 +256,7 @@ return function(ext)
       local ka, kb, kc, kd = kind_of(a, 0), kind_of(b, 1), kind_of(c, 2), kind_of(d, 3)
       if not (ka and kb and kc and kd) then return false end
       plan.storage, plan2.storage, plan3.storage = scratch, scratch2, scratch3
-      local code = fcall(err, plans, id, h, ts, xv, dv, ka + kb * 8 + kc * 64 + kd * 512)
+      local code = fcall(err, plans, id, h, ts, tl, xv, dv, ka + kb * 8 + kc * 64 + kd * 512)
       if code == 2 then return true, t end
       if code ~= 1 and code ~= 3 then return false end
       local r, r2, r3 = results(code, 1, n)

@@ -363,6 +363,14 @@ describe("fast views and elements", function()
                          { 0, 10, 0 }, { 3, 1e20 }, { 2.5, "x" }, { -3 }, { 0, 0, 1 } }) do
       arglists[#arglists + 1] = { n = #a, unpack(a) }
     end
+    -- lists of tensors (cat, stack)
+    local function two(t) return { t, t } end
+    local function mixed(t) return { t, t:to("float32"), t:clone() } end
+    local function holed(t) return { t, 1 } end
+    for _, a in ipairs({ { two }, { two, 1 }, { two, 2 }, { two, -1 }, { two, 3 }, { mixed },
+                         { mixed, 2 }, { holed }, { two, 1.5 }, { two, "float32" } }) do
+      arglists[#arglists + 1] = { n = #a, a[1], a[2] }
+    end
     -- past four values (addmm's out): the classic function's
     arglists[#arglists + 1] = { n = 5, T.mat, T.mat, 2, -1, function() return nd.zeros(3, 3):t() end }
     arglists[#arglists + 1] = { n = 5, 2, 1, true, false, 1 }
@@ -382,7 +390,7 @@ describe("fast views and elements", function()
       return (ok and got or ("error " .. tostring(got))) .. " t: " .. describe_all(t)
     end
     for _, row in ipairs(internal.fcalls) do
-      for i, mk in ipairs(row.values_only and { ins[1] } or ins) do
+      for i, mk in ipairs(ins) do
         for j, a in ipairs(arglists) do
           nd.use_ffi(true)
           local fast = run(row, mk, a)

@@ -88,37 +88,13 @@ static int l_cat(lua_State *L) {
   return 1;
 }
 
-/* stack = cat of the tensors each unsqueezed at dim (headers only). */
 static int l_stack(lua_State *L) {
   const nd_tensor *ts[MAX_LIST];
   int n = tensor_list(L, 1, "stack", ts, MAX_LIST);
   int d = lua_isnoneornil(L, 2) ? 0 : ndL_dim(L, 2, ts[0]->ndim + 1, "stack");
-  nd_err e = ndL_err();
-  char b1[ND_SIZES_BUF], b2[ND_SIZES_BUF];
-  if (ts[0]->ndim >= ND_MAX_DIMS)
-    return ndL_error(L, "stack: tensors of %d dims leave no room for "
-                      "another (at most %d)", ts[0]->ndim, ND_MAX_DIMS);
-  nd_tensor *hs = lua_newuserdata(L, sizeof(nd_tensor) * (size_t)n);
-  const nd_tensor *ps[MAX_LIST];
-  for (int i = 0; i < n; i++) {
-    if (ts[i]->ndim != ts[0]->ndim ||
-        memcmp(ts[i]->size, ts[0]->size, sizeof(int64_t) * (size_t)ts[0]->ndim))
-      return ndL_error(L, "stack: all tensors must have the same size; "
-                        "entry %d has %s, entry 1 has %s", i + 1,
-                        nd_fmt_sizes(b1, sizeof b1, ts[i]->ndim, ts[i]->size),
-                        nd_fmt_sizes(b2, sizeof b2, ts[0]->ndim, ts[0]->size));
-    hs[i] = *ts[i]; /* borrowed headers: no reference taken */
-    for (int k = hs[i].ndim; k > d; k--) {
-      hs[i].size[k] = hs[i].size[k - 1];
-      hs[i].stride[k] = hs[i].stride[k - 1];
-    }
-    hs[i].size[d] = 1;
-    hs[i].stride[d] = 1;
-    hs[i].ndim++;
-    ps[i] = &hs[i];
-  }
   nd_tensor *r = ndL_new(L);
-  NDL_CALL(L, e, nd_cat(&e, r, n, ps, d));
+  nd_err e = ndL_err();
+  NDL_CALL(L, e, nd_stack(&e, r, n, ts, d));
   ndL_charge(L, r);
   return 1;
 }

@@ -4,7 +4,7 @@
  * new small tensors. Lua hands each value over as it is, with its kind (3
  * bits each, from bit 0: nil, number, boolean, a dtype (by id, from its
  * name), a tensor (its header in ts), a table of dims (x[i] numbers in
- * dv)). A row names the kinds it takes
+ * dv), a list of tensors (x[i] headers in tl)). A row names the kinds it takes
  * (pattern below), checked before it runs; the row applies the classic
  * function's other rules and refuses (0) whatever the classic function
  * would not take as given -- which then runs, and raises. A row added to
@@ -60,13 +60,13 @@ nd_status ndL_value0(nd_err *e, nd_tensor *v, int dtype, int isbool,
   return nd_fill(e, v, x);
 }
 
-enum { K_NIL, K_NUM, K_BOOL, K_DTYPE, K_TENSOR, K_DIMS };
+enum { K_NIL, K_NUM, K_BOOL, K_DTYPE, K_TENSOR, K_DIMS, K_LIST };
 /* One call: its results' headers, t, the values' tensors, numbers and
  * kinds. */
 typedef struct {
   nd_err *e;
   nd_tensor *r[3];
-  const nd_tensor *t, *const *ts;
+  const nd_tensor *t, *const *ts, *const *tl; /* tl: a list's (x[i]) */
   const double *x, *dv; /* dv: a table of dims' numbers (x[i] of them) */
   int kinds, op;        /* op: a reduction row's */
 } call;
@@ -377,6 +377,20 @@ static int f_isclose(call *c) { /* (b [, rtol [, atol [, equal_nan]]]) */
                          num(c, 2, 1e-8), equal_nan), c, 0);
 }
 
+/* ---- cat and stack (lcopies.c's rules): a list, then a dim ---- */
+static int join(call *c, int stack) {
+  int64_t p;
+  if (kind(c, 0) != K_LIST) return REFUSED;
+  int n = (int)c->x[0], d = 0, nd = c->tl[0]->ndim + stack;
+  if (given(c, 1) && (kind(c, 1) != K_NUM || !nd_whole(c->x[1], &p) ||
+                      (d = (int)ndL_pos(p, nd)) < 0))
+    return REFUSED;
+  return made(stack ? nd_stack(c->e, c->r[0], n, c->tl, d)
+                    : nd_cat(c->e, c->r[0], n, c->tl, d), c, 0);
+}
+static int f_cat(call *c) { return join(c, 0); }
+static int f_stack(call *c) { return join(c, 1); }
+
 /* ---- constructors (no tensor first: lconstruct.c's rules) ---- */
 static int dtype_at(const call *c, int i, int def) { /* nil: def; -1 else */
   return !given(c, i) ? def : kind(c, i) == K_DTYPE ? (int)c->x[i] : -1;
@@ -543,6 +557,8 @@ static const struct {
     {"arange", "", 1, "N***", f_arange, 1, 0},
     {"linspace", "", 1, "NNNd", f_linspace, 1, 0},
     {"eye", "", 1, "N**", f_eye, 1, 0},
+    {"cat", "", 1, "*n", f_cat, 1, 0},
+    {"stack", "", 1, "*n", f_stack, 1, 0},
 };
 enum { NROWS = sizeof rows / sizeof *rows };
 
@@ -559,7 +575,7 @@ static int kinds_fit(const char *p, const call *c) {
     }
     if (!w) return 0;
     if (w == '*') continue;
-    if (k == K_DIMS) return 0;
+    if (k >= K_DIMS) return 0;
     if (w == 'V' || w == 'v') {
       if (k != K_NUM && k != K_BOOL && k != K_TENSOR) return 0;
     } else if (up[k] != (w & ~0x20)) {
@@ -570,13 +586,13 @@ static int kinds_fit(const char *p, const call *c) {
 }
 
 int ndL_fcall(nd_err *e, nd_tensor *const *r, int id, const nd_tensor *t,
-              const nd_tensor *const *ts, const double *x, const double *dv,
-              int kinds) {
+              const nd_tensor *const *ts, const nd_tensor *const *tl,
+              const double *x, const double *dv, int kinds) {
   if (id < 0 || id >= NROWS || (!t) != rows[id].values_only) return REFUSED;
   int n = rows[id].results;
   for (int k = 0; k < n; k++)
     if (!r[k] || !r[k]->storage) return REFUSED;
-  call c = {e, {NULL, NULL, NULL}, t, ts, x, dv, kinds, rows[id].op};
+  call c = {e, {NULL, NULL, NULL}, t, ts, tl, x, dv, kinds, rows[id].op};
   if (!kinds_fit(rows[id].kinds, &c)) return REFUSED;
   for (int k = 0; k < n; k++) c.r[k] = r[k];
   ndL_into in;

@@ -395,7 +395,8 @@ static double query(const nd_tensor *t, int q, int n, double d) {
   X(int, ew_plan, (E *, T *, int, int, int, int, const T *, double,         \
                    const T *, double, const T *, double, int), ew_plan)     \
   X(int, fcall, (E *, T *const *, int, const T *, const T *const *,        \
-                 const double *, const double *, int), ndL_fcall)          \
+                 const T *const *, const double *, const double *, int),   \
+    ndL_fcall)                                                              \
   X(double, query, (const T *, int, int, double), query)
 #define FIELD(R, name, params, f) R(*name) params;
 static const struct { FFI_API(FIELD) } ffi_api = {
@@ -403,7 +404,7 @@ static const struct { FFI_API(FIELD) } ffi_api = {
     FFI_API(INIT)};
 #define DECL(R, name, params, f) #R " (*" #name ")" #params "; "
 static const char ffi_api_decl[] =
-    "typedef struct ndffi19_api { " FFI_API(DECL) "} ndffi19_api;";
+    "typedef struct ndffi20_api { " FFI_API(DECL) "} ndffi20_api;";
 #undef FIELD
 #undef INIT
 #undef DECL

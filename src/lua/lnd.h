@@ -137,8 +137,8 @@ typedef struct ndL_into {
 void ndL_into_begin(ndL_into *in, nd_tensor *const *r, int n);
 int ndL_into_end(ndL_into *in, nd_status st);
 int ndL_fcall(nd_err *e, nd_tensor *const *r, int id, const nd_tensor *t,
-              const nd_tensor *const *ts, const double *x, const double *dv,
-              int kinds);
+              const nd_tensor *const *ts, const nd_tensor *const *tl,
+              const double *x, const double *dv, int kinds);
 /* A number or boolean as the 0-d tensor of dtype that value arguments
  * become (masked_fill_'s value, ...): the scalar rule (lfcall.c, for
  * lindex.c too). */

@@ -289,3 +289,44 @@ nd_status nd_cat(nd_err *e, nd_tensor *out, int n, const nd_tensor *const *ts,
   }
   return ND_OK;
 }
+
+/* ---- stack: cat of the tensors, each seen with a size-1 dim at dim ---- */
+nd_status nd_stack(nd_err *e, nd_tensor *out, int n,
+                   const nd_tensor *const *ts, int dim) {
+  char b1[ND_SIZES_BUF], b2[ND_SIZES_BUF];
+  if (n <= 0) return nd_fail(e, ND_EINVAL, "stack: expected a non-empty list");
+  const nd_tensor *ref = ts[0];
+  if (ref->ndim >= ND_MAX_DIMS)
+    return nd_fail(e, ND_EINVAL, "stack: tensors of %d dims leave no room "
+                   "for another (at most %d)", ref->ndim, ND_MAX_DIMS);
+  if (nd_check_dim(e, "stack", dim, ref->ndim + 1)) return e->code;
+  for (int i = 0; i < n; i++)
+    if (ts[i]->ndim != ref->ndim ||
+        memcmp(ts[i]->size, ref->size, sizeof(int64_t) * (size_t)ref->ndim))
+      return nd_fail(e, ND_EINVAL, "stack: all tensors must have the same "
+                     "size; entry %d has %s, entry %d has %s", i + e->base,
+                     nd_fmt_sizes(b1, sizeof b1, ts[i]->ndim, ts[i]->size),
+                     e->base, nd_fmt_sizes(b2, sizeof b2, ref->ndim, ref->size));
+  nd_tensor *hs = nd_scratch_alloc(e, "stack", n, sizeof *hs, false);
+  const nd_tensor **ps = hs ? nd_scratch_alloc(e, "stack", n, sizeof *ps, false)
+                            : NULL;
+  if (!ps) {
+    nd_scratch_free(hs);
+    return e->code;
+  }
+  for (int i = 0; i < n; i++) { /* borrowed headers: no reference taken */
+    hs[i] = *ts[i];
+    for (int k = hs[i].ndim; k > dim; k--) {
+      hs[i].size[k] = hs[i].size[k - 1];
+      hs[i].stride[k] = hs[i].stride[k - 1];
+    }
+    hs[i].size[dim] = 1;
+    hs[i].stride[dim] = 1;
+    hs[i].ndim++;
+    ps[i] = &hs[i];
+  }
+  nd_status st = nd_cat(e, out, n, ps, dim);
+  nd_scratch_free(ps);
+  nd_scratch_free(hs);
+  return st;
+}
