@@ -272,7 +272,10 @@ return function(ext)
   ext.ffi = ffi
   ext.lib = lib
   ext.live = live
-  ext.err = ffi.new("ndffi3_err", { consts.status.OK, 1 }) -- a reusable error slot, base 1
+  -- A reusable error slot, base 1, named (so the core's failures in it,
+  -- which the classic call then raises, are not renamed: no formatting).
+  ext.err_name = "ffi"
+  ext.err = ffi.new("ndffi3_err", { consts.status.OK, 1, ext.err_name })
 
   -- JIT on/off: LuaJIT's jit.on()/jit.off() (whole-engine forms) are
   -- wrapped once per state so that the latest loaded nd hears of them.

@@ -490,9 +490,9 @@ nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
     return ND_OK;
   }
   nd_tensor acc = ND_UNSET, part = ND_UNSET;
-  if (nd_alloc_tensor(e, &acc, ad, t->ndim, ks, false) ||
-      fill_identity(e, &acc, k) ||
-      nd_alloc_tensor(e, out, od, ond, os, false))
+  if (nd_alloc_tensor(e, out, od, ond, os, false) || /* first: a result */
+      nd_alloc_tensor(e, &acc, ad, t->ndim, ks, false) || /* that cannot be */
+      fill_identity(e, &acc, k))                    /* made costs nothing */
     goto fail;
   parts_job j;
   j.k = k;
