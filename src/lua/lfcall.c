@@ -149,8 +149,9 @@ static int f_reduce(call *c) {
               : nd_reduce(c->e, c->r[0], op, c->t, n, dims, keep), c, 0);
 }
 static int f_argext(call *c) { /* ([dim [, keepdim]]): no dim, a position */
-  int d = -1, keep = truthy(c, 1);
-  if (given(c, 0) && dims_at(c, 0, &d) != 1) return REFUSED;
+  int dims[ND_MAX_DIMS], d = -1, keep = truthy(c, 1);
+  if (given(c, 0) && dims_at(c, 0, dims) != 1) return REFUSED;
+  if (given(c, 0)) d = dims[0];
   nd_status st = nd_reduce_arg(c->e, NULL, c->r[0], c->op, c->t, d,
                                d < 0 ? 0 : keep);
   if (!st) ndL_one_based(c->r[0]);
