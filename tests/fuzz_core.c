@@ -341,6 +341,10 @@ static void fam_sort(input *in, const nd_tensor *t) {
   CHECK((st == ND_OK) == ok);
   if (st) { FAIL_UNSET(st, v); FAIL_UNSET(st, ix); return; }
   const int64_t m = k >= 0 ? k : n; /* lane length of the results */
+  if (t->ndim == 0 && m == 0) { /* topk(0) of a 0-d t: empty, 1-D */
+    CHECK(ix.dtype == ND_INT64 && ix.ndim == 1 && ix.size[0] == 0);
+    goto done;
+  }
   CHECK(ix.dtype == ND_INT64 && ix.ndim == t->ndim);
   for (int i = 0; i < t->ndim; i++)
     CHECK(ix.size[i] == (i == d ? m : t->size[i]));
