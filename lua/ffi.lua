@@ -188,6 +188,31 @@ return function(ext)
       gc(a, finalize)
     end
   end)
+  -- adopt(p, s, k): a new owner of the result the core made at the header
+  -- p with a storage of its own (src/lua/lfcall.c's ndL_into_end), whose
+  -- one reference the owner takes; p gets its scratch s back. The owner
+  -- is spare k (of 3: a call's results), made before the call, so that
+  -- nothing raises while the reference is only p's; refill() makes the
+  -- used ones again once every result has its owner. Charged to the
+  -- collector as the classic binding's results are.
+  local spare, charge_add, step = {}, lib.charge_add, C.charge_step
+  local debt = ffi.cast("int64_t *", C.debt())
+  local function owner() return gc(new_obj(OWNER, 0), finalize) end
+  local function refill() -- unrolled: a loop here would end the caller's trace
+    if spare[1] == nil then spare[1] = owner() end
+    if spare[2] == nil then spare[2] = owner() end
+    if spare[3] == nil then spare[3] = owner() end
+  end
+  refill()
+  ext.refill = refill
+  function ext.adopt(p, s, k)
+    local o = spare[k] or owner()
+    spare[k] = nil
+    o.nd_h_ = p
+    p.storage = s
+    if charge_add(debt, o.nd_h_) ~= 0 then step() end
+    return o
+  end
   ext.is_tensor = function(v)
     if not istype(OT, v) or v.nd_t_ ~= v.nd_h_ then return false end
     local tag = v.nd_tag_

@@ -64,10 +64,10 @@ return function(ext)
   local ew, ew_plan, FAMILY = lib.ew, lib.ew_plan, C.ffamily
   local function usable(v, h) return h ~= nil or v == nil or type(v) == "number" end
   -- f(err, o, mode, ...) of lffi.c with the operands as it takes them;
-  -- -1 when one is something else.
+  -- false when one is something else.
   local function run(f, o, mode, fam, op, n, a, b, c)
     local ha, hb, hc = live(a), live(b), live(c)
-    if not (usable(a, ha) and usable(b, hb) and usable(c, hc)) then return -1 end
+    if not (usable(a, ha) and usable(b, hb) and usable(c, hc)) then return false end
     local absent = (a == nil and 1 or 0) + (b == nil and 2 or 0) + (c == nil and 4 or 0)
     return f(err, o, mode, fam, op, n, ha, ha and 0 or a or 0, hb, hb and 0 or b or 0,
              hc, hc and 0 or c or 0, absent)
@@ -75,19 +75,25 @@ return function(ext)
   local function call(o, mode, fam, op, n, a, b, c)
     return run(ew, o, mode, fam, op, n, a, b, c) == OK
   end
-  -- A new result small enough to hold its elements: the core computes it
-  -- into a scratch (mode SHAPE: the classic result's dtype, dims and
-  -- strides; lffi.c's ew_plan), copied into a new small tensor of that
-  -- layout (ext.small_of); nil leaves it to the classic function.
+  -- A new result: the core computes it into a scratch (mode SHAPE: the
+  -- classic result's dtype, dims and strides; lffi.c's ew_plan), copied
+  -- into a new small tensor of that layout (ext.small_of), or, when it
+  -- does not fit, into a storage of its own that a new owner adopts
+  -- (ext.adopt); nil leaves it to the classic function.
   local ffi = ext.ffi
   local plan, scratch = ffi.new("ndffi2_tensor"), ffi.new("ndffi2_storage")
   local buf = ffi.new("double[16]") -- 128 bytes: a small tensor's most
   scratch.data, scratch.nbytes, scratch.refs = buf, 128, 1
-  local copy = ffi.copy
+  local copy, adopt, refill = ffi.copy, ext.adopt, ext.refill
   local function new(fam, op, n, a, b, c)
     plan.storage = scratch -- and the closure keeps scratch alive
     local nb = run(ew_plan, plan, SHAPE, fam, op, n, a, b, c)
-    if nb <= 0 then return nil end
+    if not nb or nb == 0 then return nil end
+    if nb < 0 then -- past the scratch: its own storage
+      local o = adopt(plan, scratch, 1)
+      refill()
+      return o
+    end
     local o, r = small_of(plan, nb)
     copy(r.storage.data, buf, nb)
     return o
@@ -174,7 +180,7 @@ return function(ext)
   local value, exact = ext.value, ext.exact
   local function made(p, b) -- a new small tensor of p's layout, b's bytes
     local o, r = small_of(p)
-    if o ~= nil then copy(r.storage.data, b, r.storage.nbytes) end
+    copy(r.storage.data, b, r.storage.nbytes)
     return o
   end
 
@@ -183,8 +189,9 @@ return function(ext)
   -- values, handed to C as they are, with their kinds (3 bits each: nil,
   -- number, boolean, a dtype's name as its id, a tensor, a table of
   -- numbers (dims), a list of at most 64 tensors); C applies the classic function's rules and the core
-  -- makes the results into the scratches. fcall gives 1: new small
-  -- tensors (a result not made has ndim -1), 2: t itself, 3: values (0-d
+  -- makes the results into the scratches. fcall gives 1: new tensors,
+  -- small ones copied from the scratches, bigger ones adopted (their
+  -- storage is not the scratch; a result not made has ndim -1), 2: t itself, 3: values (0-d
   -- results, read as t:item() reads: int64 beyond 2^53 exact, which the
   -- classic path, run while the FFI is off, reads again); 0: the classic
   -- function runs.
@@ -235,12 +242,13 @@ return function(ext)
     ts[i] = h
     return 4
   end
+  local S = { scratch, scratch2, scratch3 }
   local function results(code, k, n) -- results k..n of a call that made them
     if k > n or P[k].ndim < 0 then return end
     local p, b = P[k], B[k]
     if code == 3 then return value(p.dtype, b, 0), results(code, k + 1, n) end
-    local r = made(p, b)
-    if r == nil then return false end -- empty: the classic function
+    local r
+    if p.storage == S[k] then r = made(p, b) else r = adopt(p, S[k], k) end
     return r, results(code, k + 1, n)
   end
   local function trim(r, r2, r3) -- as many values as were made
@@ -260,7 +268,7 @@ return function(ext)
       if code == 2 then return true, t end
       if code ~= 1 and code ~= 3 then return false end
       local r, r2, r3 = results(code, 1, n)
-      if r == false or r2 == false or r3 == false then return false end
+      if code == 1 then refill() end
       return true, r, r2, r3
     end
     local f

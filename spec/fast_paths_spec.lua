@@ -190,7 +190,7 @@ describe("fast views and elements", function()
     assert.is_true(n > 1000)
   end)
 
-  it("new small results are the classic binding's: dtype, layout, values", function()
+  it("new results are the classic binding's: dtype, layout, values", function()
     local internal, n = require "nd.internal", 0
     local inputs = {
       function(dt) return nd.tensor({ -1.5, 0, 2, 3.25 }):to(dt) end,
@@ -199,6 +199,9 @@ describe("fast views and elements", function()
       function(dt) return nd.tensor({ 7, 8 }):to(dt):view(2, 1) end,
       function(dt) return nd.tensor(3):to(dt) end,
       function() return 2 end, function() return -0.5 end,
+      -- past a small tensor's 128 bytes: adopted (ext.adopt)
+      function(dt) return nd.arange(-20, 20):to(dt):view(4, 10):t() end,
+      function(dt) return nd.arange(-100, 100):to(dt):view(20, 10) end,
     }
     local dts = { "float32", "float64", "int32", "int64", "uint8", "bool" }
     local function check(name, f)

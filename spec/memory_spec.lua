@@ -53,6 +53,20 @@ describe("memory the Lua GC cannot see", function()
     assert.is_true(growth < 64 * MB, ("RSS grew by %.0f MB"):format(growth / MB))
   end)
 
+  it_rss("so do new results of the LuaJIT fast paths past a small tensor's bytes", function()
+    -- 3 x 1024 results of 1 MB each, made by the FFI calls (lua/ops.lua:
+    -- an elementwise op, a row of C.fcalls, a constructor's) and adopted
+    -- into owners, charged to the collector as the classic results are
+    local big = nd.ones(MB / 8)
+    local growth = growth_of(function()
+      for _ = 1, 1024 do
+        local a, b, c = big + 1, big:cumsum(1), nd.arange(MB / 8)
+        a:set(1, 0); b:set(1, 0); c:set(1, 0)
+      end
+    end)
+    assert.is_true(growth < 64 * MB, ("RSS grew by %.0f MB"):format(growth / MB))
+  end)
+
   it_rss("failing calls leak nothing (the result is allocated before the error)", function()
     local growth = growth_of(function()
       for _ = 1, 48 do

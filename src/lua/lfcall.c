@@ -1,7 +1,8 @@
 /* The FFI's calls of the core with new results (C.fcalls): rows of
  * functions of a tensor and up to four Lua values, whose results the core
  * makes into Lua's scratches (nd_result_into), copied by lua/ops.lua into
- * new small tensors. Lua hands each value over as it is, with its kind (3
+ * new small tensors, or, past a scratch, into storages of their own that
+ * lua/ops.lua adopts into new owners (ext.adopt). Lua hands each value over as it is, with its kind (3
  * bits each, from bit 0: nil, number, boolean, a dtype (by id, from its
  * name), a tensor (its header in ts), a table of dims (x[i] numbers in
  * dv), a list of tensors (x[i] headers in tl)). A row names the kinds it takes
@@ -24,13 +25,15 @@ void ndL_into_begin(ndL_into *in, nd_tensor *const *r, int n) {
   }
 }
 
-/* A result the core made elsewhere (built in a temporary, then moved):
- * copied into the scratch s when it is row-major and fits. */
-static int take(nd_tensor *r, nd_storage *s) {
-  int64_t bytes = nd_numel(r) * nd_dtype_size(r->dtype);
-  if (!nd_is_contiguous(r) || bytes > s->nbytes) return 0;
-  if (bytes) memcpy(s->data, nd_data(r), (size_t)bytes);
-  r->offset = 0;
+/* A storage of its own for the result r in the scratch s that no small
+ * tensor can hold (empty, or not dense): 0 when out of memory. */
+static int move_out(nd_tensor *r, nd_storage *s) {
+  nd_err e = {ND_OK, 1, NULL, ""};
+  nd_tensor own = ND_UNSET;
+  int64_t nb = nd_numel(r) ? s->nbytes : 0;
+  if (nd_empty(&e, &own, ND_UINT8, 1, &nb)) return 0;
+  if (nb) memcpy(own.storage->data, s->data, (size_t)nb);
+  r->storage = own.storage; /* its one reference */
   return 1;
 }
 
@@ -40,14 +43,34 @@ int ndL_into_end(ndL_into *in, nd_status st) {
     nd_tensor *r = in->r[k];
     nd_result_into(k, NULL, NULL);
     if (!r) continue;
-    if (!st && !r->storage) { /* not made (unique without counts) */
+    nd_storage *s = in->s[k], *got = r->storage;
+    r->storage = s;
+    if (st) { /* the core dropped what it made; a row may have made more */
+      if (got != s) nd_storage_release(got);
+    } else if (!got) { /* not made (unique without counts) */
       r->ndim = -1;
-    } else if (!st) { /* the reference it took (elsewhere: its storage's) */
-      if (r->storage != in->s[k]) ok &= take(r, in->s[k]);
-      nd_storage_release(r->storage);
+    } else if (got == s) { /* the reference the core took */
+      nd_storage_release(s);
+      if (!ndL_small_of(NULL, r) && !move_out(r, s)) ok = 0;
+    } else { /* elsewhere: too big, or built in a temporary and moved */
+      int64_t bytes = nd_numel(r) * nd_dtype_size(r->dtype);
+      if (nd_is_contiguous(r) && bytes && bytes <= NDL_SMALL &&
+          bytes <= s->nbytes) {
+        r->storage = got;
+        memcpy(s->data, nd_data(r), (size_t)bytes);
+        r->storage = s;
+        r->offset = 0;
+        nd_storage_release(got);
+      } else {
+        r->storage = got; /* its reference, for Lua to adopt */
+      }
     }
-    r->storage = in->s[k];
   }
+  for (int k = 0; k < 3 && !ok && !st; k++) /* out of memory: none adopted */
+    if (in->r[k] && in->r[k]->storage != in->s[k]) {
+      nd_storage_release(in->r[k]->storage);
+      in->r[k]->storage = in->s[k];
+    }
   return ok;
 }
 
@@ -253,15 +276,7 @@ static int f_histc(call *c) { /* ([bins [, min [, max]]]) */
   return made(nd_histc(c->e, c->r[0], c->t, bins, num(c, 1, 0), num(c, 2, 0)),
               c, 0);
 }
-/* Results whose size the data decide (unique, masked_select, nonzero)
- * are only tried when the biggest they can be fits the scratch: else the
- * core would do the work, fail to allocate, and the classic function do
- * it again (m:nonzero() of a 4x4: 0.96 against 0.52 us). */
-static int may_fit(int64_t n, int64_t bytes) {
-  return n <= NDL_SMALL && n * bytes <= NDL_SMALL;
-}
 static int f_unique(call *c) { /* counts: a second result */
-  if (!may_fit(nd_numel(c->t), 8)) return REFUSED;
   return made(nd_unique(c->e, c->r[0], flag(c, 0, 0) ? c->r[1] : NULL, c->t),
               c, 0);
 }
@@ -299,14 +314,10 @@ static int f_gather(call *c) {
 static int f_take(call *c) {
   return made(nd_take(c->e, c->r[0], c->t, c->ts[0]), c, 0);
 }
-static int f_masked_select(call *c) { /* at most t's or mask's elements */
-  int64_t n = nd_numel(c->t), m = nd_numel(c->ts[0]);
-  if (!may_fit(n > m ? n : m, nd_dtype_size(c->t->dtype))) return REFUSED;
+static int f_masked_select(call *c) {
   return made(nd_masked_select(c->e, c->r[0], c->t, c->ts[0]), c, 0);
 }
-static int f_nonzero(call *c) { /* at most numel x ndim positions */
-  if (!may_fit(nd_numel(c->t), 8 * (c->t->ndim ? c->t->ndim : 1)))
-    return REFUSED;
+static int f_nonzero(call *c) {
   return made(nd_nonzero(c->e, c->r[0], c->t), c, 0);
 }
 /* value i: a tensor, or a number or boolean as a 0-d tensor of t's dtype

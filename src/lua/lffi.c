@@ -226,25 +226,31 @@ static nd_status ew(nd_err *e, nd_tensor *out, int mode, int fam, int op,
   return e->code;
 }
 
-static int small_of(nd_tensor *r, const nd_tensor *plan);
 /* ew's new result (mode ND_SHAPE) as the core would make it, computed
- * into plan's storage (the caller's scratch): the bytes for lua/ops.lua
- * to copy into a new small tensor of plan's layout (small_of), or 0 when
- * the core refuses the call or the result does not fit (plan keeps its
- * storage either way). */
+ * into plan's storage (the caller's scratch) when it fits: the bytes for
+ * lua/ops.lua to copy into a new small tensor of plan's layout
+ * (ndL_small_of). When it does not, the core makes it (ND_NEW) with a
+ * storage of its own, which lua/ops.lua adopts (ext.adopt): -1. 0 when
+ * the core refuses the call (plan keeps its scratch then). */
 static int ew_plan(nd_err *e, nd_tensor *plan, int mode, int fam, int op,
                    int n, const nd_tensor *ta, double xa,
                    const nd_tensor *tb, double xb, const nd_tensor *tc,
                    double xc, int absent) {
   nd_storage *sc = plan->storage;
   const nd_tensor *t[3] = {ta, tb, tc};
-  for (int k = 0; k < 3; k++) /* a result at least this big cannot fit */
-    if (t[k] && nd_numel(t[k]) > NDL_SMALL) return 0;
-  int done = mode == ND_SHAPE && sc &&
-             !ew(e, plan, mode, fam, op, n, ta, xa, tb, xb, tc, xc, absent) &&
-             plan->storage;
-  plan->storage = sc;
-  return done ? small_of(NULL, plan) : 0;
+  int big = 0; /* a result at least this big cannot fit */
+  for (int k = 0; k < 3; k++) big |= t[k] && nd_numel(t[k]) > NDL_SMALL;
+  if (mode != ND_SHAPE) return 0;
+  if (!big) {
+    if (ew(e, plan, mode, fam, op, n, ta, xa, tb, xb, tc, xc, absent))
+      return plan->storage = sc, 0;
+    int bytes = plan->storage ? ndL_small_of(NULL, plan) : 0;
+    plan->storage = sc;
+    if (bytes) return bytes;
+  }
+  if (ew(e, plan, ND_NEW, fam, op, n, ta, xa, tb, xb, tc, xc, absent))
+    return plan->storage = sc, 0;
+  return -1;
 }
 
 /* The element of t at the n (0..4) positions a, b, c, d, as an offset in
@@ -276,61 +282,6 @@ static void store(const nd_tensor *t, int64_t off, double v) {
 }
 static void store_i64(const nd_tensor *t, int64_t off, int64_t v) {
   nd_store(t, off, ND_INT64, &v);
-}
-
-/* The bytes of a new small tensor (lua/ffi.lua's new_small: its elements
- * inside the object) of dtype and n sizes at size, row-major, or of the
- * layout of plan (an elementwise result's, from the core's ND_SHAPE: its
- * dims dense in some order); 0 when it would be empty, too big, or (plan)
- * not dense. With r, r's dims and strides are set too. */
-static int small_bytes(int dtype, int n, const int64_t *size) {
-  int64_t numel = 1;
-  if (n < 0 || n > ND_MAX_DIMS || dtype < 0 || dtype >= ND_NDTYPES) return 0;
-  for (int i = 0; i < n; i++) {
-    if (size[i] < 1 || size[i] > NDL_SMALL) return 0;
-    numel *= size[i];
-    if (numel > NDL_SMALL) return 0;
-  }
-  int64_t bytes = numel * nd_dtype_size(dtype);
-  return bytes > NDL_SMALL ? 0 : (int)bytes;
-}
-static int small_sized(nd_tensor *r, int dtype, int n, const int64_t *size) {
-  int bytes = small_bytes(dtype, n, size);
-  if (r && bytes) {
-    r->ndim = n;
-    int64_t st = 1;
-    for (int i = n - 1; i >= 0; st *= size[i], i--) {
-      r->size[i] = size[i];
-      r->stride[i] = st;
-    }
-  }
-  return bytes;
-}
-static int small_of(nd_tensor *r, const nd_tensor *plan) {
-  int n = plan->ndim, bytes = small_bytes(plan->dtype, n, plan->size);
-  if (!bytes) return 0;
-  /* dense: the dims of more than one element (any stride for the others)
-   * have strides 1, s1, s1 s2, ... in some order (row-major first) */
-  if (!nd_is_contiguous(plan)) {
-    int done[ND_MAX_DIMS] = {0}, m = 0;
-    for (int i = 0; i < n; i++) m += plan->size[i] > 1;
-    for (int64_t want = 1, k = 0; k < m; k++) {
-      int d = -1;
-      for (int i = 0; i < n && d < 0; i++)
-        if (!done[i] && plan->size[i] > 1 && plan->stride[i] == want) d = i;
-      if (d < 0) return 0;
-      done[d] = 1;
-      want *= plan->size[d];
-    }
-  }
-  if (r) {
-    r->ndim = n;
-    for (int i = 0; i < n; i++) { /* a few dims: no memcpy call */
-      r->size[i] = plan->size[i];
-      r->stride[i] = plan->stride[i];
-    }
-  }
-  return bytes;
 }
 
 /* The queries of a header (C.fqueries): t:dim(), numel, size(d),
@@ -382,14 +333,15 @@ static double query(const nd_tensor *t, int q, int n, double d) {
   X(S, fill_number, (E *, const T *, double), nd_fill_number)               \
   X(S, copy, (E *, const T *, const T *), nd_copy)                          \
   X(void, obj_gc, (void *), ndL_obj_gc)                                     \
+  X(int, charge_add, (int64_t *, const T *), ndL_charge_add)                \
   X(int, view, (T *, const T *, int, int, double, double, double), view)    \
   X(int, index, (T *, const T *, int, const double *), index_view)          \
   X(int64_t, offset, (const T *, int, double, double, double, double),      \
     offset)                                                                 \
   X(void, store, (const T *, int64_t, double), store)                       \
   X(void, store_i64, (const T *, int64_t, int64_t), store_i64)              \
-  X(int, small_sized, (T *, int, int, const int64_t *), small_sized)        \
-  X(int, small_of, (T *, const T *), small_of)                              \
+  X(int, small_sized, (T *, int, int, const int64_t *), ndL_small_sized)    \
+  X(int, small_of, (T *, const T *), ndL_small_of)                          \
   X(S, ew, (E *, T *, int, int, int, int, const T *, double, const T *,     \
             double, const T *, double, int), ew)                            \
   X(int, ew_plan, (E *, T *, int, int, int, int, const T *, double,         \

@@ -104,6 +104,9 @@ int ndL_error(lua_State *L, const char *fmt, ...)
 /* Tell the collector about element memory it cannot see, when t owns a
  * storage nobody else shares yet. */
 void ndL_charge(lua_State *L, const nd_tensor *t);
+/* Its first half, without Lua (lua/ffi.lua's adopted results, through the
+ * FFI): t's bytes added to *debt; 1 when a step may be due. */
+int ndL_charge_add(int64_t *debt, const nd_tensor *t);
 
 /* Argument parsing; errors name fn and the argument. */
 int64_t ndL_int(lua_State *L, int idx, const char *fn, const char *what);
@@ -126,10 +129,12 @@ static inline int ndL_dim_num(double d, const nd_tensor *t) {
 }
 /* The LuaJIT fast paths' new results (lfcall.c): the n (0..3) headers r,
  * whose storages are Lua's scratches, are named to the core
- * (nd_result_into) and unset for the call; ndL_into_end takes the
- * references the results hold and gives the scratches back: 1 when every
- * result made is in its scratch (and the call succeeded: st is 0); a
- * result the call did not make gets ndim -1. */
+ * (nd_result_into) and unset for the call. After a call that succeeded
+ * (st 0), ndL_into_end leaves each result either in its scratch, of a
+ * layout a small tensor takes (ndL_small_of), or with a storage of its
+ * own (one reference, for Lua to adopt); a result the call did not make
+ * gets ndim -1. After a failure, or when it returns 0 (out of memory),
+ * every result has its scratch back and holds nothing. */
 typedef struct ndL_into {
   nd_tensor *r[3];
   nd_storage *s[3];
@@ -262,6 +267,11 @@ void ndL_open_object(lua_State *L);
 void ndL_open_ffi(lua_State *L);
 /* A small tensor's elements fit in this many bytes inside its object. */
 #define NDL_SMALL 128
+/* The bytes of a new small tensor of dtype and n sizes, row-major, or of
+ * the layout of plan (dense in some order); 0 when it would be empty, too
+ * big or (plan) not dense. With r, r's dims and strides are set too. */
+int ndL_small_sized(nd_tensor *r, int dtype, int n, const int64_t *size);
+int ndL_small_of(nd_tensor *r, const nd_tensor *plan);
 /* The finalizer lua/ffi.lua gives a cdata owner and an armed small tensor. */
 void ndL_obj_gc(void *p);
 void ndL_open_call(lua_State *L);

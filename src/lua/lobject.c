@@ -316,6 +316,61 @@ void ndL_arm(lua_State *L, int idx) {
   lua_pop(L, 1);
 }
 
+/* The bytes of a new small tensor (lua/ffi.lua's new_small: its elements
+ * inside the object) of dtype and n sizes at size, row-major, or of the
+ * layout of plan (an elementwise result's, from the core's ND_SHAPE: its
+ * dims dense in some order); 0 when it would be empty, too big, or (plan)
+ * not dense. With r, r's dims and strides are set too. */
+static int small_bytes(int dtype, int n, const int64_t *size) {
+  int64_t numel = 1;
+  if (n < 0 || n > ND_MAX_DIMS || dtype < 0 || dtype >= ND_NDTYPES) return 0;
+  for (int i = 0; i < n; i++) {
+    if (size[i] < 1 || size[i] > NDL_SMALL) return 0;
+    numel *= size[i];
+    if (numel > NDL_SMALL) return 0;
+  }
+  int64_t bytes = numel * nd_dtype_size(dtype);
+  return bytes > NDL_SMALL ? 0 : (int)bytes;
+}
+int ndL_small_sized(nd_tensor *r, int dtype, int n, const int64_t *size) {
+  int bytes = small_bytes(dtype, n, size);
+  if (r && bytes) {
+    r->ndim = n;
+    int64_t st = 1;
+    for (int i = n - 1; i >= 0; st *= size[i], i--) {
+      r->size[i] = size[i];
+      r->stride[i] = st;
+    }
+  }
+  return bytes;
+}
+int ndL_small_of(nd_tensor *r, const nd_tensor *plan) {
+  int n = plan->ndim, bytes = small_bytes(plan->dtype, n, plan->size);
+  if (!bytes) return 0;
+  /* dense: the dims of more than one element (any stride for the others)
+   * have strides 1, s1, s1 s2, ... in some order (row-major first) */
+  if (!nd_is_contiguous(plan)) {
+    int done[ND_MAX_DIMS] = {0}, m = 0;
+    for (int i = 0; i < n; i++) m += plan->size[i] > 1;
+    for (int64_t want = 1, k = 0; k < m; k++) {
+      int d = -1;
+      for (int i = 0; i < n && d < 0; i++)
+        if (!done[i] && plan->size[i] > 1 && plan->stride[i] == want) d = i;
+      if (d < 0) return 0;
+      done[d] = 1;
+      want *= plan->size[d];
+    }
+  }
+  if (r) {
+    r->ndim = n;
+    for (int i = 0; i < n; i++) { /* a few dims: no memcpy call */
+      r->size[i] = plan->size[i];
+      r->stride[i] = plan->stride[i];
+    }
+  }
+  return bytes;
+}
+
 /* arm(t): the same for lua/ffi.lua's t:cdata() (an address for keeps). */
 static int l_arm(lua_State *L) {
   ndL_check(L, 1, "cdata");
@@ -405,18 +460,40 @@ static int charged(const nd_tensor *t) {
  * 100k doubles spent more on collecting than on computing. Not above: an
  * 8 MB exp result waiting for a second one went from 0.99x to 1.45x
  * NumPy (make bench BENCH=cases). */
-void ndL_charge(lua_State *L, const nd_tensor *t) {
-  if (!charged(t)) return; /* no registry lookup for small tensors */
-  int64_t *debt = debt_of(L, 1);
+int ndL_charge_add(int64_t *debt, const nd_tensor *t) {
+  if (!charged(t)) return 0;
   *debt += t->storage->nbytes;
-  int64_t heap = (int64_t)lua_gc(L, LUA_GCCOUNT, 0) << 10;
   /* Results under 1 MiB: a cycle per eight of them at least. */
   int64_t batch = t->storage->nbytes < (int64_t)1 << 20 ? 8 * t->storage->nbytes : 0;
-  if (*debt < (int64_t)2 << 20 || *debt < heap || *debt < batch) return;
+  return *debt >= (int64_t)2 << 20 && *debt >= batch;
+}
+
+/* The step, once the debt is also past the Lua heap. */
+static void charge_step(lua_State *L, int64_t *debt) {
+  int64_t heap = (int64_t)lua_gc(L, LUA_GCCOUNT, 0) << 10;
+  if (*debt < heap) return;
   int64_t kb = *debt >> 10;
   *debt = 0;
   lua_gc(L, LUA_GCSTEP, (int)(kb > 1 << 30 ? 1 << 30 : kb));
   ndL_sweep_owners(L);
+}
+
+void ndL_charge(lua_State *L, const nd_tensor *t) {
+  if (!charged(t)) return; /* no registry lookup for small tensors */
+  int64_t *debt = debt_of(L, 1);
+  if (ndL_charge_add(debt, t)) charge_step(L, debt);
+}
+
+/* debt(): the address of this state's debt, for lua/ffi.lua's adopted
+ * results (ndL_charge_add through the FFI); charge_step(): the step when
+ * that says one may be due. */
+static int l_debt(lua_State *L) {
+  lua_pushlightuserdata(L, debt_of(L, 1));
+  return 1;
+}
+static int l_charge_step(lua_State *L) {
+  charge_step(L, debt_of(L, 1));
+  return 0;
 }
 
 static int l_gc(lua_State *L) {
@@ -516,6 +593,8 @@ void ndL_open_object(lua_State *L) {
                                  {"check", l_check}, {"tags", l_tags},
                                  {"anchor", l_anchor},
                                  {"set_maker", l_set_maker}, {"arm", l_arm},
+                                 {"debt", l_debt},
+                                 {"charge_step", l_charge_step},
                                  {NULL, NULL}};
   ndL_register(L, fns);
   luaL_newmetatable(L, NDL_TENSOR);

@@ -38,10 +38,11 @@ enum { ND_SHAPE = ND_INPLACE + 1 };
  * results of any core function (src/lua/lfcall.c): while slot k (0..2)
  * holds the header out and the storage s, a result the core allocates
  * into out takes s (a reference, and its bytes from the start) instead of
- * a new storage, or fails with ND_ENOMEM when it needs more than s holds;
- * every other allocation is untouched. The slots are the calling
+ * a new storage when it fits (else it gets its own, as always); every
+ * other allocation is untouched. The slots are the calling
  * thread's; out NULL empties slot k. So the core keeps every rule of the
- * result (dtype, dims, strides) and the caller only copies its bytes. */
+ * result (dtype, dims, strides) and the caller copies a small one's bytes
+ * or adopts a bigger one's storage. */
 ND_EXPORT void nd_result_into(int k, const nd_tensor *out, nd_storage *s);
 
 /* The element at off (in elements from the storage's start) set to the

@@ -48,12 +48,7 @@ nd_status nd_alloc_tensor(nd_err *e, nd_tensor *out, int dtype, int ndim,
     return e->code;
   nbytes = numel * nd_dtype_size(dtype); /* bounded by the check above */
   nd_storage *s = scratch_for(out);
-  if (s) {
-    if (nbytes > s->nbytes) { /* no formatting: the caller tries elsewhere */
-      static const char m[] = "empty: the result does not fit the scratch";
-      memcpy(e->msg, m, sizeof m);
-      return e->code = ND_ENOMEM;
-    }
+  if (s && nbytes <= s->nbytes) {
     nd_storage_retain(s);
     if (zero && nbytes) memset(s->data, 0, (size_t)nbytes);
   } else if (nd_storage_new(e, &s, nbytes, zero)) {
