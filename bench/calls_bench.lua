@@ -183,7 +183,7 @@ local list_env = {
   mt = m:t(), u = v3:unsqueeze(1), mu = m:unsqueeze(1), c = v3:gt(0.5),
   M3 = nd.rand(3, 3, "float32"), c31 = nd.rand(3, 1, "float32"), o31 = nd.empty(3, 1, "float32"),
   y = m:clone(), ix = nd.tensor({ 1, 2 }, "int64"), a2 = nd.rand(2, "float32"),
-  v4 = nd.rand(4, "float32"), bm = nd.rand(2, 4, 4, "float32"),
+  v4 = nd.rand(4, "float32"), bm = nd.rand(2, 4, 4, "float32"), pr = nd.tensor({ 0.2, 0.3, 0.5 }),
 }
 list_env.S = nd.matmul(list_env.M3, list_env.M3:t()) + nd.eye(3, "float32") * 3
 list_env.ym = list_env.y:gt(0.5)
@@ -194,7 +194,7 @@ mt = m.T; u = a[:, None]; mu = m[:, None]; c = a > 0.5
 M3 = rng.random((3, 3), dtype=np.float32); c31 = rng.random((3, 1), dtype=np.float32); o31 = np.empty((3, 1), np.float32)
 x = a.copy(); y = m.copy(); ix = np.array([0, 1]); a2 = rng.random(2, dtype=np.float32)
 v4 = rng.random(4, dtype=np.float32); bm = rng.random((2, 4, 4), dtype=np.float32)
-S = M3 @ M3.T + 3 * np.eye(3, dtype=np.float32); ym = y > 0.5
+S = M3 @ M3.T + 3 * np.eye(3, dtype=np.float32); ym = y > 0.5; pr = np.array([0.2, 0.3, 0.5])
 ]]
 local list = {
   { "m:t()", "m.T" },
@@ -286,6 +286,16 @@ local FC = {
   isclose = { "#", "np.isclose(#, #)" },
   arange = { "5", "np.arange(5)", on = { "" } }, linspace = { "0, 1, 5", "np.linspace(0, 1, 5)", on = { "" } },
   eye = { "3", "np.eye(3)", on = { "" } },
+  rand = { "3", "rng.random(3)", on = { "" } }, randn = { "3", "rng.standard_normal(3)", on = { "" } },
+  randint = { "0, 10, 3", "rng.integers(0, 10, 3)", on = { "" } },
+  uniform = { "-1, 1, 3", "rng.uniform(-1, 1, 3)", on = { "" } },
+  normal = { "0, 2, 3", "rng.normal(0, 2, 3)", on = { "" } },
+  bernoulli = { "0.5, 3", "rng.random(3) < 0.5", on = { "" } },
+  randperm = { "5", "rng.permutation(5)", on = { "" } },
+  multinomial = { "2, true", "rng.choice(3, 2, p=pr)", on = { "pr" } },
+  uniform_ = { "-1, 1", nil, on = { "x", "y" } }, normal_ = { "0, 1", nil, on = { "x", "y" } },
+  rand_like = { "", "rng.random(#.shape, dtype=np.float32)" },
+  randn_like = { "", "rng.standard_normal(#.shape, dtype=np.float32)" },
 }
 local fcalls = require("nd.internal").fcalls
 if not fcalls then -- a build before the table (for the comparison): FC's rows

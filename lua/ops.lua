@@ -196,6 +196,7 @@ return function(ext)
   -- classic path, run while the FFI is off, reads again); 0: the classic
   -- function runs.
   local fcall, dtype_id, select, rawget = lib.fcall, ext.dtype_id, select, rawget
+  local gen = C.default_generator() -- the state's (its payload for C: lrandom.c)
   local plan2, plan3 = ffi.new("ndffi2_tensor"), ffi.new("ndffi2_tensor")
   local scratch2, scratch3 = ffi.new("ndffi2_storage"), ffi.new("ndffi2_storage")
   local buf2, buf3 = ffi.new("double[16]"), ffi.new("double[16]")
@@ -264,7 +265,7 @@ return function(ext)
       local ka, kb, kc, kd = kind_of(a, 0), kind_of(b, 1), kind_of(c, 2), kind_of(d, 3)
       if not (ka and kb and kc and kd) then return false end
       plan.storage, plan2.storage, plan3.storage = scratch, scratch2, scratch3
-      local code = fcall(err, plans, id, h, ts, tl, xv, dv, ka + kb * 8 + kc * 64 + kd * 512)
+      local code = fcall(err, plans, id, h, ts, tl, xv, dv, ka + kb * 8 + kc * 64 + kd * 512, gen)
       if code == 2 then return true, t end
       if code ~= 1 and code ~= 3 then return false end
       local r, r2, r3 = results(code, 1, n)

@@ -92,6 +92,7 @@ typedef struct {
   const nd_tensor *t, *const *ts, *const *tl; /* tl: a list's (x[i]) */
   const double *x, *dv; /* dv: a table of dims' numbers (x[i] of them) */
   int kinds, op;        /* op: a reduction row's */
+  nd_generator *g;      /* the state's default generator */
 } call;
 static int kind(const call *c, int i) { return (c->kinds >> (3 * i)) & 7; }
 static int given(const call *c, int i) { return kind(c, i) != K_NIL; }
@@ -419,6 +420,100 @@ static int f_stack(call *c) { return join(c, 1); }
 static int dtype_at(const call *c, int i, int def) { /* nil: def; -1 else */
   return !given(c, i) ? def : kind(c, i) == K_DTYPE ? (int)c->x[i] : -1;
 }
+/* ---- random, from the default generator (lrandom.c's rules) ---- */
+/* A new result of the sizes from value i -- a table of them, or numbers
+ * -- then an optional dtype (def) and nothing after, as the classic
+ * samplers read them (sizes: a table or numbers, none for some); 0 when
+ * refused. */
+static int fresh(call *c, int i, int def) {
+  int64_t size[ND_MAX_DIMS];
+  int n = 0;
+  if (kind(c, i) == K_DIMS) {
+    n = (int)c->x[i];
+    for (int k = 0; k < n; k++)
+      if (!nd_whole(c->dv[k], &size[k])) return 0;
+    i++;
+  } else {
+    while (i < 4 && whole(c, i, &size[n])) n++, i++;
+  }
+  if (i < 4 && kind(c, i) == K_DTYPE) def = (int)c->x[i++];
+  for (; i < 4; i++)
+    if (given(c, i)) return 0;
+  return c->g && !nd_empty(c->e, c->r[0], def, n, size);
+}
+static int sizes_given(const call *c, int i) { /* fresh_after's */
+  return kind(c, i) == K_NUM || kind(c, i) == K_DIMS;
+}
+static int f_rand(call *c) {
+  if (!fresh(c, 0, ND_FLOAT64)) return REFUSED;
+  return made(nd_rand(c->e, c->r[0], c->g), c, 0);
+}
+static int f_randn(call *c) {
+  if (!fresh(c, 0, ND_FLOAT64)) return REFUSED;
+  return made(nd_randn(c->e, c->r[0], c->g), c, 0);
+}
+static int f_randint(call *c) { /* (low, high, sizes [, dtype]) */
+  int64_t lo, hi;
+  if (!whole(c, 0, &lo) || !whole(c, 1, &hi) || lo >= hi ||
+      !sizes_given(c, 2) || !fresh(c, 2, ND_INT64))
+    return REFUSED;
+  return made(nd_randint(c->e, c->r[0], c->g, lo, hi), c, 0);
+}
+static int f_uniform(call *c) { /* (lo, hi, sizes [, dtype]) */
+  if (!sizes_given(c, 2) || !fresh(c, 2, ND_FLOAT64)) return REFUSED;
+  return made(nd_uniform(c->e, c->r[0], c->g, c->x[0], c->x[1]), c, 0);
+}
+static int f_normal(call *c) { /* (mean, std, sizes [, dtype]) */
+  if (!sizes_given(c, 2) || !fresh(c, 2, ND_FLOAT64)) return REFUSED;
+  return made(nd_normal(c->e, c->r[0], c->g, c->x[0], c->x[1]), c, 0);
+}
+static int f_bernoulli(call *c) { /* (p [, sizes [, dtype]]) or (probs) */
+  if (!c->g || kind(c, 0) == K_BOOL) return REFUSED;
+  if (kind(c, 0) == K_TENSOR)
+    return given(c, 1) ? REFUSED
+                       : made(nd_bernoulli_tensor(c->e, c->r[0], c->g,
+                                                  c->ts[0]), c, 0);
+  if (!(c->x[0] >= 0 && c->x[0] <= 1) || !fresh(c, 1, ND_FLOAT64))
+    return REFUSED;
+  return made(nd_bernoulli(c->e, c->r[0], c->g, c->x[0]), c, 0);
+}
+/* Positions from the core are 0-based: 1-based for Lua. */
+static int one_based(call *c, int code) {
+  if (code == MADE) {
+    int64_t *p = nd_data(c->r[0]), n = nd_numel(c->r[0]);
+    for (int64_t i = 0; i < n; i++) p[i]++;
+  }
+  return code;
+}
+static int f_randperm(call *c) { /* (n) */
+  int64_t n;
+  if (!c->g || !whole(c, 0, &n)) return REFUSED;
+  return one_based(c, made(nd_randperm(c->e, c->r[0], c->g, n), c, 0));
+}
+static int f_multinomial(call *c) { /* (probs, n [, replacement]) */
+  int64_t n;
+  if (!c->g || !whole(c, 1, &n)) return REFUSED;
+  return one_based(c, made(nd_multinomial(c->e, c->r[0], c->g, c->ts[0], n,
+                                          flag(c, 2, 0)), c, 0));
+}
+static int f_uniform_(call *c) { /* (lo, hi): the default generator's */
+  if (!c->g) return REFUSED;
+  return self(nd_uniform(c->e, c->t, c->g, c->x[0], c->x[1]));
+}
+static int f_normal_(call *c) { /* (mean, std) */
+  if (!c->g) return REFUSED;
+  return self(nd_normal(c->e, c->t, c->g, c->x[0], c->x[1]));
+}
+static int like(call *c, int normal) { /* ([dtype]): t's sizes */
+  int dt = given(c, 0) ? (int)c->x[0] : c->t->dtype;
+  if (!c->g || nd_empty(c->e, c->r[0], dt, c->t->ndim, c->t->size))
+    return REFUSED;
+  return made(normal ? nd_randn(c->e, c->r[0], c->g)
+                     : nd_rand(c->e, c->r[0], c->g), c, 0);
+}
+static int f_rand_like(call *c) { return like(c, 0); }
+static int f_randn_like(call *c) { return like(c, 1); }
+
 static int f_arange(call *c) { /* ([start,] stop [, step]) [, dtype] */
   int n = 0, ints = 1;
   while (n < 3 && kind(c, n) == K_NUM) n++;
@@ -578,6 +673,18 @@ static const struct {
     {"nan_to_num", "", 1, "nnn", f_nan_to_num, 0, 0},
     {"nan_to_num_", "", 0, "nnn", f_nan_to_num_, 0, 0},
     {"isclose", "", 1, "Vnn*", f_isclose, 0, 0},
+    {"rand", "", 1, "****", f_rand, 1, 0},
+    {"randn", "", 1, "****", f_randn, 1, 0},
+    {"randint", "", 1, "NN**", f_randint, 1, 0},
+    {"uniform", "", 1, "NN**", f_uniform, 1, 0},
+    {"normal", "", 1, "NN**", f_normal, 1, 0},
+    {"bernoulli", "", 1, "V***", f_bernoulli, 1, 0},
+    {"randperm", "", 1, "N", f_randperm, 1, 0},
+    {"multinomial", "", 1, "TNb", f_multinomial, 1, 0},
+    {"uniform_", "", 0, "NN", f_uniform_, 0, 0},
+    {"normal_", "", 0, "NN", f_normal_, 0, 0},
+    {"rand_like", "", 1, "d", f_rand_like, 0, 0},
+    {"randn_like", "", 1, "d", f_randn_like, 0, 0},
     {"arange", "", 1, "N***", f_arange, 1, 0},
     {"linspace", "", 1, "NNNd", f_linspace, 1, 0},
     {"eye", "", 1, "N**", f_eye, 1, 0},
@@ -611,12 +718,13 @@ static int kinds_fit(const char *p, const call *c) {
 
 int ndL_fcall(nd_err *e, nd_tensor *const *r, int id, const nd_tensor *t,
               const nd_tensor *const *ts, const nd_tensor *const *tl,
-              const double *x, const double *dv, int kinds) {
+              const double *x, const double *dv, int kinds, void *gen) {
   if (id < 0 || id >= NROWS || (!t) != rows[id].values_only) return REFUSED;
   int n = rows[id].results;
   for (int k = 0; k < n; k++)
     if (!r[k] || !r[k]->storage) return REFUSED;
-  call c = {e, {NULL, NULL, NULL}, t, ts, tl, x, dv, kinds, rows[id].op};
+  call c = {e, {NULL, NULL, NULL}, t, ts, tl, x, dv, kinds, rows[id].op,
+            ndL_generator_at(gen)};
   if (!kinds_fit(rows[id].kinds, &c)) return REFUSED;
   for (int k = 0; k < n; k++) c.r[k] = r[k];
   ndL_into in;

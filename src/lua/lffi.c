@@ -347,8 +347,8 @@ static double query(const nd_tensor *t, int q, int n, double d) {
   X(int, ew_plan, (E *, T *, int, int, int, int, const T *, double,         \
                    const T *, double, const T *, double, int), ew_plan)     \
   X(int, fcall, (E *, T *const *, int, const T *, const T *const *,        \
-                 const T *const *, const double *, const double *, int),   \
-    ndL_fcall)                                                              \
+                 const T *const *, const double *, const double *, int,    \
+                 void *), ndL_fcall)                                        \
   X(double, query, (const T *, int, int, double), query)
 #define FIELD(R, name, params, f) R(*name) params;
 static const struct { FFI_API(FIELD) } ffi_api = {

@@ -4,6 +4,8 @@
 #include "lnd.h"
 
 static void open_areas(lua_State *L) {
+  ndL_open_ffi(L);    /* the FFI's entries (lffi.c, lfcall.c), which call */
+  ndL_open_fcalls(L); /* into the areas (lrandom.c's generators) */
   ndL_open_tensor(L);
   ndL_open_construct(L);
   ndL_open_views(L);

@@ -217,8 +217,6 @@ static int l_modules(lua_State *L) {
 int ndL_open(lua_State *L, void (*areas)(lua_State *L)) {
   lua_newtable(L); /* C: the raw functions, which lua/nd.lua arranges */
   ndL_open_object(L);
-  ndL_open_ffi(L);
-  ndL_open_fcalls(L);
   ndL_open_call(L);
   areas(L);
   lua_pushcfunction(L, l_modules);

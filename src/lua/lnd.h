@@ -143,7 +143,11 @@ void ndL_into_begin(ndL_into *in, nd_tensor *const *r, int n);
 int ndL_into_end(ndL_into *in, nd_status st);
 int ndL_fcall(nd_err *e, nd_tensor *const *r, int id, const nd_tensor *t,
               const nd_tensor *const *ts, const nd_tensor *const *tl,
-              const double *x, const double *dv, int kinds);
+              const double *x, const double *dv, int kinds, void *gen);
+/* The generator of the generator object whose payload is at p (the
+ * state's default one, handed to the FFI by lua/ops.lua), or NULL when p
+ * is not one (lrandom.c). */
+nd_generator *ndL_generator_at(void *p);
 /* A number or boolean as the 0-d tensor of dtype that value arguments
  * become (masked_fill_'s value, ...): the scalar rule (lfcall.c, for
  * lindex.c too). */

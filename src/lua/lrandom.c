@@ -44,6 +44,11 @@ static nd_generator *default_generator(lua_State *L) {
   return g;
 }
 
+nd_generator *ndL_generator_at(void *p) {
+  gen_obj *o = p;
+  return o && o->tag == GEN_TAG ? &o->g : NULL;
+}
+
 static nd_generator *test_generator(lua_State *L, int idx) {
   gen_obj *o = lua_touserdata(L, idx);
   if (!o || lua_type(L, idx) != LUA_TUSERDATA ||
