@@ -270,6 +270,38 @@ describe("fast views and elements", function()
     function() return nd.arange(900):view(30, 30) end, -- results past the scratch
   }
 
+  it("reshape and flatten through C.fcalls give views when they can", function()
+    -- an owner past a small tensor's bytes (adopted), a small tensor (the
+    -- classic function arms it), a view; FFI on and off
+    local bases = {
+      function() return nd.arange(40):view(8, 5) end,
+      function() return nd.zeros(2, 4) end,
+      function() return nd.arange(60):view(12, 5):narrow(1, 3, 8) end,
+      function() return nd.arange(48):view(12, 4):narrow(1, 3, 2) end, -- 64 bytes
+    }
+    local calls = {
+      function(t) return t:reshape(-1) end, function(t) return t:reshape({ 4, -1 }) end,
+      function(t) return t:reshape(2, 2, -1) end, function(t) return t:flatten() end,
+      function(t) return t:flatten(1, 2) end, function(t) return nd.flatten(t, -2, -1) end,
+    }
+    for _, on in ipairs({ true, false }) do
+      nd.use_ffi(on)
+      for i, mk in ipairs(bases) do
+        for j, f in ipairs(calls) do
+          local t = mk()
+          local r = f(t)
+          assert.is_true(nd.same_storage(r, t), i .. " " .. j)
+          r:fill_(7)
+          assert.equals(7 * t:numel(), t:sum(), i .. " " .. j)
+          t = nil
+          collectgarbage()
+          assert.equals(7 * r:numel(), r:sum(), i .. " " .. j) -- the elements outlive t
+        end
+      end
+    end
+    nd.use_ffi(true)
+  end)
+
   it("the header's queries (C.fqueries) are the classic binding's", function()
     local internal, n = require "nd.internal", 0
     local D = { n = 11, nil, 1, 2, -1, 0, 3, 1.5, 0 / 0, "1", true, 2 ^ 62 }

@@ -52,10 +52,12 @@ int ndL_into_end(ndL_into *in, nd_status st) {
     } else if (got == s) { /* the reference the core took */
       nd_storage_release(s);
       if (!ndL_small_of(NULL, r) && !move_out(r, s)) ok = 0;
-    } else { /* elsewhere: too big, or built in a temporary and moved */
+    } else { /* elsewhere: too big, built in a temporary and moved, or a
+              * view (reshape): only a storage of its own is copied */
       int64_t bytes = nd_numel(r) * nd_dtype_size(r->dtype);
       if (nd_is_contiguous(r) && bytes && bytes <= NDL_SMALL &&
-          bytes <= s->nbytes) {
+          bytes <= s->nbytes &&
+          __atomic_load_n(&got->refs, __ATOMIC_ACQUIRE) == 1) {
         r->storage = got;
         memcpy(s->data, nd_data(r), (size_t)bytes);
         r->storage = s;
@@ -199,6 +201,34 @@ static int f_contiguous(call *c) {
   return made(nd_contiguous(c->e, c->r[0], c->t), c, 0);
 }
 static int f_copy_(call *c) { return self(nd_copy(c->e, c->t, c->ts[0])); }
+/* reshape and flatten give a view when they can: one of a small tensor,
+ * whose elements live in its object, takes the classic function (which
+ * arms it first: ndL_arm). */
+static int f_reshape(call *c) { /* (sizes): a table or numbers, -1 once */
+  int64_t size[ND_MAX_DIMS];
+  int n = 0, i = 0;
+  if (ndL_inline(c->t->storage)) return REFUSED;
+  if (kind(c, 0) == K_DIMS) {
+    n = (int)c->x[0];
+    for (int k = 0; k < n; k++)
+      if (!nd_whole(c->dv[k], &size[k]) || size[k] < -1) return REFUSED;
+    i = 1;
+  } else {
+    while (i < 4 && whole(c, i, &size[n]) && size[n] >= -1) n++, i++;
+  }
+  for (; i < 4; i++)
+    if (given(c, i)) return REFUSED;
+  return made(nd_reshape(c->e, c->r[0], c->t, n, size), c, 0);
+}
+static int f_flatten(call *c) { /* ([start [, end]]) */
+  int n = c->t->ndim;
+  if (ndL_inline(c->t->storage) || (n == 0 && (given(c, 0) || given(c, 1))))
+    return REFUSED;
+  int a = given(c, 0) ? dim_plain(c, 0) : 0,
+      b = given(c, 1) ? dim_plain(c, 1) : n - 1;
+  if (n && (a < 0 || b < 0)) return REFUSED;
+  return made(nd_flatten(c->e, c->r[0], c->t, n ? a : 0, n ? b : 0), c, 0);
+}
 
 /* ---- scans, softmax, sorting, statistics (lsort.c's rules) ---- */
 static int f_cumsum(call *c) {
@@ -610,6 +640,8 @@ static const struct {
     {"argmin", "", 1, "**", f_argext, 0, ND_R_MIN},
     {"argmax", "", 1, "**", f_argext, 0, ND_R_MAX},
     {"contiguous", "", 1, "", f_contiguous, 0, 0},
+    {"reshape", "", 1, "****", f_reshape, 0, 0},
+    {"flatten", "", 1, "nn", f_flatten, 0, 0},
     {"to", "", 1, "D", f_to, 0, 0},
     {"float", "", 1, "", f_float, 0, 0},
     {"double", "", 1, "", f_double, 0, 0},

@@ -276,6 +276,9 @@ void ndL_open_ffi(lua_State *L);
  * big or (plan) not dense. With r, r's dims and strides are set too. */
 int ndL_small_sized(nd_tensor *r, int dtype, int n, const int64_t *size);
 int ndL_small_of(nd_tensor *r, const nd_tensor *plan);
+/* Whether s holds a small tensor's elements inside its object (which a
+ * result keeping a reference needs armed first: ndL_arm). */
+int ndL_inline(const nd_storage *s);
 /* The finalizer lua/ffi.lua gives a cdata owner and an armed small tensor. */
 void ndL_obj_gc(void *p);
 void ndL_open_call(lua_State *L);

@@ -277,6 +277,8 @@ typedef struct ndL_small {
 } ndL_small;
 static const char inline_key = 0;
 
+int ndL_inline(const nd_storage *s) { return s && s->ctx == &inline_key; }
+
 void ndL_arm(lua_State *L, int idx) {
   ndL_obj *o = ndL_object(L, idx);
   if (!o || !o->t || !o->t->storage ||
