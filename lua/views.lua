@@ -92,13 +92,31 @@ return function(ext)
   -- The header's queries (C.fqueries: t:dim(), numel, size(d),
   -- stride(d), dtype, ...), answered by C (lffi.c's query: a dtype by its
   -- id, named from C.consts' list); NaN leaves a call to
-  -- the classic function (size() without a dim: a table; a bad dim).
+  -- the classic function (a bad dim).
   local query, type, dtypes = ext.lib.query, type, ext.dtype
+  local setmetatable, size_mt = setmetatable, ext.C.size_metatable
+  -- size() and stride() without a dim: every dim's, in a table of the
+  -- classic function's metatable (unrolled to four dims: a loop here
+  -- would end the caller's trace).
+  local function all(h, id)
+    local n, r = h.ndim, setmetatable({}, size_mt)
+    if n > 4 then
+      for i = 1, n do r[i] = query(h, id, 1, i) end
+      return r
+    end
+    if n > 0 then r[1] = query(h, id, 1, 1) end
+    if n > 1 then r[2] = query(h, id, 1, 2) end
+    if n > 2 then r[3] = query(h, id, 1, 3) end
+    if n > 3 then r[4] = query(h, id, 1, 4) end
+    return r
+  end
   for name, q in pairs(ext.C.fqueries) do
     local slow, id, kind = methods[name], q.id, q.kind
+    local dims = name == "size" or name == "stride"
     local function f(t, d)
       local h = live(t)
       if h then
+        if d == nil and dims then return all(h, id) end
         local v = query(h, id, d == nil and 0 or 1, type(d) == "number" and d or 0 / 0)
         if v == v then
           if kind == "boolean" then return v ~= 0 end

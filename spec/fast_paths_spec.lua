@@ -316,6 +316,15 @@ describe("fast views and elements", function()
       end
     end
     assert.is_true(n > 800)
+    for _, name in ipairs({ "size", "stride" }) do -- tables that print as C's
+      local t = nd.zeros(2, 3):t()
+      nd.use_ffi(false)
+      local slow = t[name](t)
+      nd.use_ffi(true)
+      local fast = t[name](t)
+      assert.equals(getmetatable(slow), getmetatable(fast))
+      assert.equals(tostring(slow), tostring(fast))
+    end
   end)
 
   it("reductions, full and along dims, are the classic binding's", function()
