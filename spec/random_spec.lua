@@ -194,6 +194,15 @@ describe("random: distributions", function()
     assert.same({ 0, 1 }, { mean[1], mean[2] })
     assert.is_true(math.abs(mean[3] - 0.25) < 0.03 and math.abs(mean[4] - 0.75) < 0.03)
     assert.same({ 1, 0 }, list(nd.tensor({ 1, 0 }):bernoulli()))
+    -- a probability outside [0, 1] in a tensor the core reads through a
+    -- float64 copy: the message names it (it read the freed copy: ASan)
+    for _, on in ipairs({ true, false }) do
+      nd.use_ffi(on)
+      local ok, err = pcall(nd.bernoulli, nd.tensor({ 0.5, 2, 0.25 }, "float32"))
+      assert.is_false(ok)
+      assert.matches("probability 2 %(element 2 in row%-major order%) is outside %[0, 1%]", err)
+    end
+    nd.use_ffi(true)
   end)
 
   it("randperm is a permutation of 1..n", function()

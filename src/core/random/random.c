@@ -200,11 +200,12 @@ nd_status nd_bernoulli_tensor(nd_err *e, nd_tensor *out, nd_generator *g,
   const double *pp = nd_data(&pf);
   int64_t n = nd_numel(p);
   for (int64_t i = 0; i < n; i++)
-    if (!(pp[i] >= 0 && pp[i] <= 1)) {
+    if (!(pp[i] >= 0 && pp[i] <= 1)) { /* the message reads pf: first */
+      nd_fail(e, ND_EINVAL, "bernoulli: probability %.17g (element %lld in "
+              "row-major order) is outside [0, 1]", pp[i],
+              (long long)(i + e->base));
       nd_release(&pf);
-      return nd_fail(e, ND_EINVAL, "bernoulli: probability %.17g (element "
-                     "%lld in row-major order) is outside [0, 1]", pp[i],
-                     (long long)(i + e->base));
+      return e->code;
     }
   if (nd_alloc_tensor(e, out, p->dtype, p->ndim, p->size, false)) {
     nd_release(&pf);
