@@ -188,13 +188,14 @@ return function(ext)
   -- table and every other function there, of a tensor and up to four
   -- values, handed to C as they are, with their kinds (3 bits each: nil,
   -- number, boolean, a dtype's name as its id, a tensor, a table of
-  -- numbers (dims), a list of at most 64 tensors); C applies the classic function's rules and the core
-  -- makes the results into the scratches. fcall gives 1: new tensors,
-  -- small ones copied from the scratches, bigger ones adopted (their
-  -- storage is not the scratch; a result not made has ndim -1), 2: t itself, 3: values (0-d
-  -- results, read as t:item() reads: int64 beyond 2^53 exact, which the
-  -- classic path, run while the FFI is off, reads again); 0: the classic
-  -- function runs.
+  -- numbers (dims), a list of at most 64 tensors); C applies the classic
+  -- function's rules and the core makes the results into the scratches.
+  -- fcall gives 1: new tensors, small ones copied from the scratches,
+  -- bigger ones adopted (their storage is not the scratch; a result not
+  -- made has ndim -1), 2: t itself, 3: values (0-d results, read as
+  -- t:item() reads: int64 beyond 2^53 exact, which the classic path, run
+  -- while the FFI is off, reads again); 0: the classic function runs. The
+  -- samplers' generator is the state's default one (gen).
   local fcall, dtype_id, select, rawget = lib.fcall, ext.dtype_id, select, rawget
   local gen = C.default_generator() -- the state's (its payload for C: lrandom.c)
   local plan2, plan3 = ffi.new("ndffi2_tensor"), ffi.new("ndffi2_tensor")

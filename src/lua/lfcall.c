@@ -2,11 +2,12 @@
  * functions of a tensor and up to four Lua values, whose results the core
  * makes into Lua's scratches (nd_result_into), copied by lua/ops.lua into
  * new small tensors, or, past a scratch, into storages of their own that
- * lua/ops.lua adopts into new owners (ext.adopt). Lua hands each value over as it is, with its kind (3
- * bits each, from bit 0: nil, number, boolean, a dtype (by id, from its
- * name), a tensor (its header in ts), a table of dims (x[i] numbers in
- * dv), a list of tensors (x[i] headers in tl)). A row names the kinds it takes
- * (pattern below), checked before it runs; the row applies the classic
+ * lua/ops.lua adopts into new owners (ext.adopt). Lua hands each value
+ * over as it is, with its kind (3 bits each, from bit 0: nil, number,
+ * boolean, a dtype (by id, from its name), a tensor (its header in ts), a
+ * table of dims (x[i] numbers in dv), a list of tensors (x[i] headers in
+ * tl)). A row names the kinds it takes (pattern below), checked before
+ * it runs; the row applies the classic
  * function's other rules and refuses (0) whatever the classic function
  * would not take as given -- which then runs, and raises. A row added to
  * the table is on the fast path and in `make bench BENCH=calls` by
