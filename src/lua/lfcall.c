@@ -202,23 +202,34 @@ static int f_contiguous(call *c) {
   return made(nd_contiguous(c->e, c->r[0], c->t), c, 0);
 }
 static int f_copy_(call *c) { return self(nd_copy(c->e, c->t, c->ts[0])); }
+/* Sizes from value i as ndL_sizes reads them -- a table of them, or the
+ * numbers there -- each whole and at least min, into size: their count,
+ * and *next the value after them; -1 when refused. */
+static int sizes_at(const call *c, int i, int64_t min, int64_t *size,
+                    int *next) {
+  int n = 0;
+  if (kind(c, i) == K_DIMS) {
+    n = (int)c->x[i++];
+    for (int k = 0; k < n; k++)
+      if (!nd_whole(c->dv[k], &size[k]) || size[k] < min) return -1;
+  } else {
+    while (i < 4 && whole(c, i, &size[n]) && size[n] >= min) n++, i++;
+  }
+  *next = i;
+  return n;
+}
+static int none_from(const call *c, int i) { /* nothing given from i on */
+  for (; i < 4; i++)
+    if (given(c, i)) return 0;
+  return 1;
+}
 /* reshape and flatten give a view when they can: one of a small tensor,
  * whose elements live in its object, takes the classic function (which
  * arms it first: ndL_arm). */
 static int f_reshape(call *c) { /* (sizes): a table or numbers, -1 once */
   int64_t size[ND_MAX_DIMS];
-  int n = 0, i = 0;
-  if (ndL_inline(c->t->storage)) return REFUSED;
-  if (kind(c, 0) == K_DIMS) {
-    n = (int)c->x[0];
-    for (int k = 0; k < n; k++)
-      if (!nd_whole(c->dv[k], &size[k]) || size[k] < -1) return REFUSED;
-    i = 1;
-  } else {
-    while (i < 4 && whole(c, i, &size[n]) && size[n] >= -1) n++, i++;
-  }
-  for (; i < 4; i++)
-    if (given(c, i)) return REFUSED;
+  int i, n = sizes_at(c, 0, -1, size, &i);
+  if (ndL_inline(c->t->storage) || n < 0 || !none_from(c, i)) return REFUSED;
   return made(nd_reshape(c->e, c->r[0], c->t, n, size), c, 0);
 }
 static int f_flatten(call *c) { /* ([start [, end]]) */
@@ -458,19 +469,10 @@ static int dtype_at(const call *c, int i, int def) { /* nil: def; -1 else */
  * refused. */
 static int fresh(call *c, int i, int def) {
   int64_t size[ND_MAX_DIMS];
-  int n = 0;
-  if (kind(c, i) == K_DIMS) {
-    n = (int)c->x[i];
-    for (int k = 0; k < n; k++)
-      if (!nd_whole(c->dv[k], &size[k])) return 0;
-    i++;
-  } else {
-    while (i < 4 && whole(c, i, &size[n])) n++, i++;
-  }
+  int n = sizes_at(c, i, INT64_MIN, size, &i); /* the core checks signs */
+  if (n < 0) return 0;
   if (i < 4 && kind(c, i) == K_DTYPE) def = (int)c->x[i++];
-  for (; i < 4; i++)
-    if (given(c, i)) return 0;
-  return c->g && !nd_empty(c->e, c->r[0], def, n, size);
+  return none_from(c, i) && c->g && !nd_empty(c->e, c->r[0], def, n, size);
 }
 static int sizes_given(const call *c, int i) { /* fresh_after's */
   return kind(c, i) == K_NUM || kind(c, i) == K_DIMS;
