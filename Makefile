@@ -170,14 +170,16 @@ check-joff: deps
 	@$(MAKE) --no-print-directory all
 	@ND_BUILD=$(BUILD) bin/nd-busted --lua=$(CURDIR)/bin/luajit-joff
 
-# The suite under PUC Lua 5.1, 5.3 and 5.4 (specs of LuaJIT-only features
-# are skipped); one summary line per version.
+# The suite under PUC Lua 5.1, 5.2, 5.3 and 5.4 (specs of LuaJIT-only
+# features are skipped); one summary line per version. The four builds
+# first, then two suites at a time (2 cores), each shown when it ends.
 check-puc: deps-puc
-	@status=0; for v in $(PUC_VERSIONS); do \
+	@for v in $(PUC_VERSIONS); do \
 	  $(MAKE) --no-print-directory BUILD=build-lua$$v LUA_PC=lua$$v all >/dev/null || exit 1; \
-	  echo "== Lua $$v"; \
-	  ND_PUC=1 ND_BUILD=build-lua$$v bin/nd-busted --lua=lua$$v || status=1; \
-	done; exit $$status
+	done
+	@for v in $(PUC_VERSIONS); do echo $$v; done | xargs -P 2 -I{} sh -c \
+	  'ND_PUC=1 ND_BUILD=build-lua{} bin/nd-busted --lua=lua{} >build-lua{}/suite.txt 2>&1; \
+	   rc=$$?; printf "== Lua {}\n%s\n" "$$(cat build-lua{}/suite.txt)"; exit $$rc'
 
 # The suite against a clang build (nd builds with gcc and clang).
 check-clang: deps
@@ -322,10 +324,13 @@ check-alloc: deps all $(BUILD)/alloc_fail
 	@$(BUILD)/alloc_fail lua tests/alloc_fail.lua
 # The whole suite (which also builds and runs the C host examples) under
 # valgrind: 0 errors, 0 definite leaks. Compilers and shells are not traced.
+# One spec file a process, VG_JOBS at once (tools/each-spec.sh).
 VG_SKIP = */cc,*/gcc*,*/cc1,*/as,*/ld,*/collect2,*/sh,*/bash,*/dash,*/x86_64-linux-gnu-*,*/pkg-config
+VG_JOBS ?= 2
 check-valgrind: deps all
 	@$(MAKE) --no-print-directory install-pkgs PKGS="valgrind"
-	@ND_NO_CACHE=1 ND_VALGRIND=1 ND_BUILD=$(BUILD) LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;" valgrind -q --trace-children=yes \
+	@ND_NO_CACHE=1 ND_VALGRIND=1 ND_BUILD=$(BUILD) LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;" \
+	  sh tools/each-spec.sh $(VG_JOBS) valgrind -q --trace-children=yes \
 	  --trace-children-skip='$(VG_SKIP)' --error-exitcode=99 --leak-check=full \
 	  --suppressions=$(CURDIR)/spec/support/valgrind.supp \
 	  --errors-for-leak-kinds=definite --show-leak-kinds=definite \
