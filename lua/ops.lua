@@ -84,18 +84,30 @@ return function(ext)
   local plan, scratch = ffi.new("ndffi2_tensor"), ffi.new("ndffi2_storage")
   local buf = ffi.new("double[16]") -- 128 bytes: a small tensor's most
   scratch.data, scratch.nbytes, scratch.refs = buf, 128, 1
+  -- busy: results wait in this file's scratches while their objects are
+  -- allocated, and an allocation may run finalizers (LuaJIT runs them
+  -- outside traces); a finalizer calling nd then takes the classic path
+  -- instead of overwriting them. (Should an allocation raise, the flag
+  -- stays set: these new-result paths go classic, still right.)
   local copy, adopt, refill = ffi.copy, ext.adopt, ext.refill
+  local busy = false
   local function new(fam, op, n, a, b, c)
+    if busy then return nil end
     plan.storage = scratch -- and the closure keeps scratch alive
     local nb = run(ew_plan, plan, SHAPE, fam, op, n, a, b, c)
     if not nb or nb == 0 then return nil end
+    busy = true
+    local o
     if nb < 0 then -- past the scratch: its own storage
-      local o = adopt(plan, scratch, 1)
+      o = adopt(plan, scratch, 1)
+      busy = false
       refill()
       return o
     end
-    local o, r = small_of(plan, nb)
+    local r
+    o, r = small_of(plan, nb)
     copy(r.storage.data, buf, nb)
+    busy = false
     return o
   end
 
@@ -263,13 +275,16 @@ return function(ext)
     local tbl = row.module == "linalg" and nd.linalg or nd
     slow = tbl[name]
     local function call(h, t, a, b, c, d) -- t's header h (nil: a constructor)
+      if busy then return false end
       local ka, kb, kc, kd = kind_of(a, 0), kind_of(b, 1), kind_of(c, 2), kind_of(d, 3)
       if not (ka and kb and kc and kd) then return false end
       plan.storage, plan2.storage, plan3.storage = scratch, scratch2, scratch3
       local code = fcall(err, plans, id, h, ts, tl, xv, dv, ka + kb * 8 + kc * 64 + kd * 512, gen)
       if code == 2 then return true, t end
       if code ~= 1 and code ~= 3 then return false end
+      busy = true
       local r, r2, r3 = results(code, 1, n)
+      busy = false
       if code == 1 then refill() end
       return true, r, r2, r3
     end

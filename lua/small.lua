@@ -8,10 +8,16 @@
 return function(ext)
   if not ext.small_sized then return end
   local nd, small_sized, lib, err = ext.nd, ext.small_sized, ext.lib, ext.err
-  local dims = ext.ffi.new("int64_t[2]")
+  -- dims is read again after the object's allocation, which may run a
+  -- finalizer that calls nd (lua/ops.lua's busy): then C makes it.
+  local dims, busy = ext.ffi.new("int64_t[2]"), false
   local function small(dtype, n, a, b)
+    if busy then return nil end
+    busy = true
     dims[0], dims[1] = a, b or 1
-    return small_sized(dtype, n, dims)
+    local o, h = small_sized(dtype, n, dims)
+    busy = false
+    return o, h
   end
   local type, floor, rawget = type, math.floor, rawget
   local DTYPE, OK = ext.dtype_id, ext.consts.status.OK

@@ -60,11 +60,13 @@ return function(ext)
         or rawget(k, 5) ~= nil then
       return nil
     end
+    -- the view first: its allocation may run a finalizer that calls nd
+    -- and fills ent
+    local v, vh = new_view(t)
     if not entry(k1, 0) or (n > 1 and not entry(k2, 4)) or (n > 2 and not entry(k3, 8))
         or (n > 3 and not entry(k4, 12)) then
       return nil
     end
-    local v, vh = new_view(t)
     if index(vh, h, n, ent) == 0 then return v end
     return nil
   end
