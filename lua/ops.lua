@@ -207,9 +207,18 @@ return function(ext)
   -- made has ndim -1), 2: t itself, 3: values (0-d results, read as
   -- t:item() reads: int64 beyond 2^53 exact, which the classic path, run
   -- while the FFI is off, reads again); 0: the classic function runs. The
-  -- samplers' generator is the state's default one (gen).
+  -- samplers' generator is the state's default one (gen), or g of g:rand:
+  -- a generator nd.generator made (gens: a forged one is not handed to C,
+  -- which reads its payload), whose methods are the rows too.
   local fcall, dtype_id, select, rawget = lib.fcall, ext.dtype_id, select, rawget
   local gen = C.default_generator() -- the state's (its payload for C: lrandom.c)
+  local gens, c_generator = setmetatable({ [gen] = true }, { __mode = "k" }), nd.generator
+  nd.generator = function(...) -- the classic function, which raises
+    local g = c_generator(...)
+    gens[g] = true
+    return g
+  end
+  local gmethods = getmetatable(gen).__index
   local plan2, plan3 = ffi.new("ndffi2_tensor"), ffi.new("ndffi2_tensor")
   local scratch2, scratch3 = ffi.new("ndffi2_storage"), ffi.new("ndffi2_storage")
   local buf2, buf3 = ffi.new("double[16]"), ffi.new("double[16]")
@@ -274,12 +283,12 @@ return function(ext)
     local id, name, n, slow = row.id, row.name, row.results, nil
     local tbl = row.module == "linalg" and nd.linalg or nd
     slow = tbl[name]
-    local function call(h, t, a, b, c, d) -- t's header h (nil: a constructor)
+    local function call(g, h, t, a, b, c, d) -- t's header h (nil: a constructor)
       if busy then return false end
       local ka, kb, kc, kd = kind_of(a, 0), kind_of(b, 1), kind_of(c, 2), kind_of(d, 3)
       if not (ka and kb and kc and kd) then return false end
       plan.storage, plan2.storage, plan3.storage = scratch, scratch2, scratch3
-      local code = fcall(err, plans, id, h, ts, tl, xv, dv, ka + kb * 8 + kc * 64 + kd * 512, gen)
+      local code = fcall(err, plans, id, h, ts, tl, xv, dv, ka + kb * 8 + kc * 64 + kd * 512, g)
       if code == 2 then return true, t end
       if code ~= 1 and code ~= 3 then return false end
       busy = true
@@ -292,16 +301,26 @@ return function(ext)
     if row.values_only then -- ...: the classic function sees as many
       f = function(...)
         if select("#", ...) <= 4 then
-          local ok, r, r2, r3 = call(nil, nil, ...)
+          local ok, r, r2, r3 = call(gen, nil, nil, ...)
           if ok then return trim(r, r2, r3) end
         end
         return slow(...)
+      end
+      local gslow = gmethods[name]
+      if gslow then -- g:rand(...)
+        ext.fast(gmethods, name, function(g, ...)
+          if gens[g] and select("#", ...) <= 4 then
+            local ok, r, r2, r3 = call(g, nil, nil, ...)
+            if ok then return trim(r, r2, r3) end
+          end
+          return gslow(g, ...)
+        end, gslow, "generator")
       end
     else
       f = function(t, ...)
         local h = live(t)
         if h ~= nil and select("#", ...) <= 4 then
-          local ok, r, r2, r3 = call(h, t, ...)
+          local ok, r, r2, r3 = call(gen, h, t, ...)
           if ok then return trim(r, r2, r3) end
         end
         return slow(t, ...)

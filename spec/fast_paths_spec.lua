@@ -371,6 +371,7 @@ describe("fast views and elements", function()
     -- and off: the same values, tensors, errors, number of results, and
     -- the same t afterwards.
     local internal, n = require "nd.internal", 0
+    local gmethods = getmetatable(nd.default_generator()).__index
     local mats = {
       function() return nd.tensor({ { 4, 1, 0 }, { 1, 3, 1 }, { 0, 1, 2 } }) end,
       function() return nd.tensor({ { 2, 7 }, { 1, 8 } }, "float32"):t() end,
@@ -442,7 +443,16 @@ describe("fast views and elements", function()
         if row.values_only then return describe_all(f(unpack(args, 1, args.n))) end
         return describe_all(f(t, unpack(args, 1, args.n)))
       end)
-      return (ok and got or ("error " .. tostring(got))) .. " t: " .. describe_all(t)
+      got = (ok and got or ("error " .. tostring(got))) .. " t: " .. describe_all(t)
+      if row.values_only and gmethods[row.name] then -- g:rand(...): g's draws, g's state after
+        local g = nd.generator(11)
+        local gok, gr = pcall(function()
+          return describe_all(g[row.name](g, unpack(args, 1, args.n)))
+        end)
+        got = got .. " g: " .. (gok and gr or ("error " .. tostring(gr)))
+          .. " then " .. tostring(g:rand(1)[1])
+      end
+      return got
     end
     local every = THIN -- every row, input and argument list still runs
     for r, row in ipairs(internal.fcalls) do
