@@ -225,7 +225,7 @@ return function(ext)
   scratch2.data, scratch2.nbytes, scratch2.refs = buf2, 128, 1
   scratch3.data, scratch3.nbytes, scratch3.refs = buf3, 128, 1
   local MAX_DIMS, MAX_LIST = ext.consts.MAX_DIMS, 64
-  local dv, tl = ffi.new("double[?]", MAX_DIMS), ffi.new("const ndffi2_tensor *[?]", MAX_LIST)
+  local dv, tl = ffi.new("double[?]", 4 * MAX_DIMS), ffi.new("const ndffi2_tensor *[?]", MAX_LIST)
   local plans = ffi.new("ndffi2_tensor *[3]", { plan, plan2, plan3 })
   local P, B = { plan, plan2, plan3 }, { buf, buf2, buf3 }
   local ts, xv = ffi.new("const ndffi2_tensor *[4]"), ffi.new("double[4]")
@@ -252,11 +252,11 @@ return function(ext)
         end
         return 6
       end
-      if n > MAX_DIMS then return nil end -- dims, into dv
+      if n > MAX_DIMS then return nil end -- dims, into value i's part of dv
       for k = 1, n do
         local d = rawget(v, k)
         if type(d) ~= "number" then return nil end
-        dv[k - 1] = d
+        dv[i * MAX_DIMS + k - 1] = d
       end
       return 5
     end

@@ -426,6 +426,13 @@ describe("fast views and elements", function()
                          { mixed, 2 }, { holed }, { two, 1.5 }, { two, "float32" } }) do
       arglists[#arglists + 1] = { n = #a, a[1], a[2] }
     end
+    -- two tables (as_strided: sizes, strides [, offset])
+    for _, a in ipairs({ { { 2, 2 }, { 1, 2 } }, { { 2, 2 }, { 1, 2 }, 1 }, { { 3 }, { -1 }, 2 },
+                         { { 2 }, { 1, 2 } }, { {}, {} }, { { -1 }, { 1 } }, { { 2 }, { 1.5 } },
+                         { { 2, 2 }, { 1, 2 }, 2.5 }, { { 1e20 }, { 1 } }, { { 2 }, { 1 }, -1 },
+                         { { 2 }, { 0 }, 1, 1 }, { { 2 }, 1 } }) do
+      arglists[#arglists + 1] = { n = a[4] and 4 or a[3] and 3 or 2, a[1], a[2], a[3], a[4] }
+    end
     -- past four values (addmm's out): the classic function's
     arglists[#arglists + 1] = { n = 5, T.mat, T.mat, 2, -1, function() return nd.zeros(3, 3):t() end }
     arglists[#arglists + 1] = { n = 5, 2, 1, true, false, 1 }

@@ -5,13 +5,12 @@
  * lua/ops.lua adopts into new owners (ext.adopt). Lua hands each value
  * over as it is, with its kind (3 bits each, from bit 0: nil, number,
  * boolean, a dtype (by id, from its name), a tensor (its header in ts), a
- * table of dims (x[i] numbers in dv), a list of tensors (x[i] headers in
- * tl)). A row names the kinds it takes (pattern below), checked before
- * it runs; the row applies the classic
- * function's other rules and refuses (0) whatever the classic function
- * would not take as given -- which then runs, and raises. A row added to
- * the table is on the fast path and in `make bench BENCH=calls` by
- * itself. */
+ * table of dims (x[i] numbers at dv + i * ND_MAX_DIMS), a list of tensors
+ * (x[i] headers in tl)). A row names the kinds it takes (pattern below),
+ * checked before it runs; the row applies the classic function's other
+ * rules and refuses (0) whatever the classic function would not take as
+ * given -- which then runs, and raises. A row added to the table is on
+ * the fast path and in `make bench BENCH=calls` by itself. */
 #include "lnd.h"
 #include <float.h>
 #include <math.h>
@@ -93,11 +92,14 @@ typedef struct {
   nd_err *e;
   nd_tensor *r[3];
   const nd_tensor *t, *const *ts, *const *tl; /* tl: a list's (x[i]) */
-  const double *x, *dv; /* dv: a table of dims' numbers (x[i] of them) */
+  const double *x, *dv; /* dv: value i's table of dims at i * ND_MAX_DIMS */
   int kinds, op;        /* op: a reduction row's */
-  nd_generator *g;      /* the state's default generator */
+  nd_generator *g;      /* the state's default generator, or g of g:rand */
 } call;
 static int kind(const call *c, int i) { return (c->kinds >> (3 * i)) & 7; }
+static const double *dv(const call *c, int i) {
+  return c->dv + i * ND_MAX_DIMS;
+}
 static int given(const call *c, int i) { return kind(c, i) != K_NIL; }
 
 /* What a row gives: */
@@ -142,7 +144,7 @@ static int dims_at(const call *c, int i, int *dims) {
   if (kind(c, i) != K_DIMS || c->x[i] > ND_MAX_DIMS) return -1;
   int n = (int)c->x[i];
   for (int k = 0; k < n; k++)
-    if ((dims[k] = ndL_dim_num(c->dv[k], c->t)) < 0) return -1;
+    if ((dims[k] = ndL_dim_num(dv(c, i)[k], c->t)) < 0) return -1;
   return n;
 }
 /* A flag read as Lua reads a condition: nil and false are false. */
@@ -209,9 +211,10 @@ static int sizes_at(const call *c, int i, int64_t min, int64_t *size,
                     int *next) {
   int n = 0;
   if (kind(c, i) == K_DIMS) {
+    const double *v = dv(c, i);
     n = (int)c->x[i++];
     for (int k = 0; k < n; k++)
-      if (!nd_whole(c->dv[k], &size[k]) || size[k] < min) return -1;
+      if (!nd_whole(v[k], &size[k]) || size[k] < min) return -1;
   } else {
     while (i < 4 && whole(c, i, &size[n]) && size[n] >= min) n++, i++;
   }
@@ -231,6 +234,17 @@ static int f_reshape(call *c) { /* (sizes): a table or numbers, -1 once */
   int i, n = sizes_at(c, 0, -1, size, &i);
   if (ndL_inline(c->t->storage) || n < 0 || !none_from(c, i)) return REFUSED;
   return made(nd_reshape(c->e, c->r[0], c->t, n, size), c, 0);
+}
+static int f_as_strided(call *c) { /* (sizes, strides [, offset]) */
+  int64_t size[ND_MAX_DIMS], stride[ND_MAX_DIMS], off = c->t->offset;
+  int i, n = sizes_at(c, 0, 0, size, &i);
+  if (ndL_inline(c->t->storage) || kind(c, 0) != K_DIMS ||
+      kind(c, 1) != K_DIMS || n < 0 || c->x[1] != n ||
+      (given(c, 2) && !whole(c, 2, &off)))
+    return REFUSED;
+  for (int k = 0; k < n; k++)
+    if (!nd_whole(dv(c, 1)[k], &stride[k])) return REFUSED;
+  return made(nd_as_strided(c->e, c->r[0], c->t, n, size, stride, off), c, 0);
 }
 static int f_flatten(call *c) { /* ([start [, end]]) */
   int n = c->t->ndim;
@@ -645,6 +659,7 @@ static const struct {
     {"contiguous", "", 1, "", f_contiguous, 0, 0},
     {"reshape", "", 1, "****", f_reshape, 0, 0},
     {"flatten", "", 1, "nn", f_flatten, 0, 0},
+    {"as_strided", "", 1, "**n", f_as_strided, 0, 0},
     {"to", "", 1, "D", f_to, 0, 0},
     {"float", "", 1, "", f_float, 0, 0},
     {"double", "", 1, "", f_double, 0, 0},
