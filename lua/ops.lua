@@ -266,13 +266,24 @@ return function(ext)
     return 4
   end
   local S = { scratch, scratch2, scratch3 }
-  local function results(code, k, n) -- results k..n of a call that made them
+  -- results k..n of a call that made them: in the scratch, a new small
+  -- tensor; on t's storage (h its header), a view of t (C dropped the
+  -- core's reference: lfcall.c); else adopted
+  local new_view = ext.new_view
+  local function results(code, k, n, t, h)
     if k > n or P[k].ndim < 0 then return end
     local p, b = P[k], B[k]
-    if code == 3 then return value(p.dtype, b, 0), results(code, k + 1, n) end
-    local r
-    if p.storage == S[k] then r = made(p, b) else r = adopt(p, S[k], k) end
-    return r, results(code, k + 1, n)
+    if code == 3 then return value(p.dtype, b, 0), results(code, k + 1, n, t, h) end
+    local r, s = nil, p.storage
+    if s == S[k] then
+      r = made(p, b)
+    elseif h ~= nil and s == h.storage then
+      r = new_view(t)
+      r.nd_h_ = p
+    else
+      r = adopt(p, S[k], k)
+    end
+    return r, results(code, k + 1, n, t, h)
   end
   local function trim(r, r2, r3) -- as many values as were made
     if r3 ~= nil then return r, r2, r3 end
@@ -292,7 +303,7 @@ return function(ext)
       if code == 2 then return true, t end
       if code ~= 1 and code ~= 3 then return false end
       busy = true
-      local r, r2, r3 = results(code, 1, n)
+      local r, r2, r3 = results(code, 1, n, t, h)
       busy = false
       if code == 1 then refill() end
       return true, r, r2, r3

@@ -279,8 +279,8 @@ describe("fast views and elements", function()
   }
 
   it("reshape and flatten through C.fcalls give views when they can", function()
-    -- an owner past a small tensor's bytes (adopted), a small tensor (the
-    -- classic function arms it), a view; FFI on and off
+    -- an owner past a small tensor's bytes, a small tensor (its elements
+    -- in its object), a view; FFI on (view objects) and off
     local bases = {
       function() return nd.arange(40):view(8, 5) end,
       function() return nd.zeros(2, 4) end,

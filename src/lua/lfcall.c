@@ -226,20 +226,18 @@ static int none_from(const call *c, int i) { /* nothing given from i on */
     if (given(c, i)) return 0;
   return 1;
 }
-/* reshape and flatten give a view when they can: one of a small tensor,
- * whose elements live in its object, takes the classic function (which
- * arms it first: ndL_arm). */
+/* reshape, flatten and as_strided give a view when they can (of a small
+ * tensor too: ndL_fcall's view objects hold no reference). */
 static int f_reshape(call *c) { /* (sizes): a table or numbers, -1 once */
   int64_t size[ND_MAX_DIMS];
   int i, n = sizes_at(c, 0, -1, size, &i);
-  if (ndL_inline(c->t->storage) || n < 0 || !none_from(c, i)) return REFUSED;
+  if (n < 0 || !none_from(c, i)) return REFUSED;
   return made(nd_reshape(c->e, c->r[0], c->t, n, size), c, 0);
 }
 static int f_as_strided(call *c) { /* (sizes, strides [, offset]) */
   int64_t size[ND_MAX_DIMS], stride[ND_MAX_DIMS], off = c->t->offset;
   int i, n = sizes_at(c, 0, 0, size, &i);
-  if (ndL_inline(c->t->storage) || kind(c, 0) != K_DIMS ||
-      kind(c, 1) != K_DIMS || n < 0 || c->x[1] != n ||
+  if (kind(c, 0) != K_DIMS || kind(c, 1) != K_DIMS || n < 0 || c->x[1] != n ||
       (given(c, 2) && !whole(c, 2, &off)))
     return REFUSED;
   for (int k = 0; k < n; k++)
@@ -248,8 +246,7 @@ static int f_as_strided(call *c) { /* (sizes, strides [, offset]) */
 }
 static int f_flatten(call *c) { /* ([start [, end]]) */
   int n = c->t->ndim;
-  if (ndL_inline(c->t->storage) || (n == 0 && (given(c, 0) || given(c, 1))))
-    return REFUSED;
+  if (n == 0 && (given(c, 0) || given(c, 1))) return REFUSED;
   int a = given(c, 0) ? dim_plain(c, 0) : 0,
       b = given(c, 1) ? dim_plain(c, 1) : n - 1;
   if (n && (a < 0 || b < 0)) return REFUSED;
@@ -783,6 +780,12 @@ int ndL_fcall(nd_err *e, nd_tensor *const *r, int id, const nd_tensor *t,
   int code = rows[id].f(&c);
   int fresh = code == MADE || code == VALUES;
   if (!ndL_into_end(&in, fresh ? ND_OK : ND_EINVAL) && fresh) return REFUSED;
+  /* A result on t's storage is a view of t: lua/ops.lua makes it a view
+   * object, which keeps t alive (as lua/views.lua's views do) and holds
+   * no reference, so the core's goes -- t holds one meanwhile (for a small
+   * tensor, whose elements are in its object, refs never drops to 0). */
+  for (int k = 0; code == MADE && t && k < n; k++)
+    if (c.r[k]->storage == t->storage) nd_storage_release(t->storage);
   return code;
 }
 
