@@ -327,6 +327,24 @@ return function(ext)
           return gslow(g, ...)
         end, gslow, "generator")
       end
+    elseif row.generator then -- t:uniform_(lo, hi [, g]): value `at` may be g
+      local at = row.generator
+      local function given(h, t, a, b, c, d) -- g handed over, nil in its place
+        local g
+        if at == 1 then g, a = a, nil elseif at == 2 then g, b = b, nil
+        elseif at == 3 then g, c = c, nil else g, d = d, nil end
+        if g == nil then return call(gen, h, t, a, b, c, d) end
+        if not gens[g] then return false end
+        return call(g, h, t, a, b, c, d)
+      end
+      f = function(t, ...)
+        local h = live(t)
+        if h ~= nil and select("#", ...) <= 4 then
+          local ok, r, r2, r3 = given(h, t, ...)
+          if ok then return trim(r, r2, r3) end
+        end
+        return slow(t, ...)
+      end
     else
       f = function(t, ...)
         local h = live(t)

@@ -389,6 +389,8 @@ describe("fast views and elements", function()
       same = function(t) return t:clone() end,
       mat = function() return nd.tensor({ { 2, 1, 0 }, { 1, 2, 0 }, { 0, 0, 1 } }) end,
       vec = function() return nd.arange(3, "float32") end,
+      gen = function() return nd.generator(5) end, -- the same draws both ways
+      forged = function() return debug.setmetatable(newproxy(), getmetatable(nd.generator(1))) end,
     }
     local P1 = { 1, 2, -1, 0, 1.5, 0 / 0, true, false, "float64", "x", {}, T.idx, T.mask,
                  T.same, T.mat, T.vec }
@@ -425,6 +427,11 @@ describe("fast views and elements", function()
     for _, a in ipairs({ { two }, { two, 1 }, { two, 2 }, { two, -1 }, { two, 3 }, { mixed },
                          { mixed, 2 }, { holed }, { two, 1.5 }, { two, "float32" } }) do
       arglists[#arglists + 1] = { n = #a, a[1], a[2] }
+    end
+    -- a generator (uniform_, normal_), where it is taken and where not
+    for _, a in ipairs({ { 0, 1, T.gen }, { -1, 2, T.gen, 1 }, { 0, 1, T.forged }, { T.gen },
+                         { 1, T.gen }, { 0, 1, nil, T.gen } }) do
+      arglists[#arglists + 1] = { n = a[4] and 4 or a[3] and 3 or a[2] and 2 or 1, a[1], a[2], a[3], a[4] }
     end
     -- two tables (as_strided: sizes, strides [, offset])
     for _, a in ipairs({ { { 2, 2 }, { 1, 2 } }, { { 2, 2 }, { 1, 2 }, 1 }, { { 3 }, { -1 }, 2 },

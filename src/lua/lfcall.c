@@ -540,7 +540,7 @@ static int f_multinomial(call *c) { /* (probs, n [, replacement]) */
   return one_based(c, made(nd_multinomial(c->e, c->r[0], c->g, c->ts[0], n,
                                           flag(c, 2, 0)), c, 0));
 }
-static int f_uniform_(call *c) { /* (lo, hi): the default generator's */
+static int f_uniform_(call *c) { /* (lo, hi [, g]): g handed over as c->g */
   if (!c->g) return REFUSED;
   return self(nd_uniform(c->e, c->t, c->g, c->x[0], c->x[1]));
 }
@@ -635,9 +635,10 @@ static int f_norm(call *c) { /* nd.linalg.norm(A [, ord]): a number ord */
 /* The rows: name, module ("" nd's; "linalg"), results, the kinds of the
  * values after t (T a tensor, N a number, B a boolean, D a dtype, V a
  * number, boolean or tensor, * anything; lower case: or nil; nothing past
- * the end; a table of dims is taken where * is), the row, whether there
- * is no t (the constructors: every argument a value), and a reduction's
- * op. unique makes 1 or 2 results (return_counts). */
+ * the end; a table of dims is taken where * is; g an optional generator,
+ * which Lua hands over as the call's generator, nil here), the row,
+ * whether there is no t (the constructors: every argument a value), and
+ * a reduction's op. unique makes 1 or 2 results (return_counts). */
 static const struct {
   const char *name, *module;
   int results;
@@ -728,8 +729,8 @@ static const struct {
     {"bernoulli", "", 1, "V***", f_bernoulli, 1, 0},
     {"randperm", "", 1, "N", f_randperm, 1, 0},
     {"multinomial", "", 1, "TNb", f_multinomial, 1, 0},
-    {"uniform_", "", 0, "NN", f_uniform_, 0, 0},
-    {"normal_", "", 0, "NN", f_normal_, 0, 0},
+    {"uniform_", "", 0, "NNg", f_uniform_, 0, 0},
+    {"normal_", "", 0, "NNg", f_normal_, 0, 0},
     {"rand_like", "", 1, "d", f_rand_like, 0, 0},
     {"randn_like", "", 1, "d", f_randn_like, 0, 0},
     {"arange", "", 1, "N***", f_arange, 1, 0},
@@ -789,7 +790,8 @@ int ndL_fcall(nd_err *e, nd_tensor *const *r, int id, const nd_tensor *t,
   return code;
 }
 
-/* C.fcalls: { name, module, id, results, values_only } per row. */
+/* C.fcalls: { name, module, id, results, values_only [, generator] } per
+ * row. */
 void ndL_open_fcalls(lua_State *L) {
   lua_newtable(L);
   for (int i = 0; i < NROWS; i++) {
@@ -804,6 +806,11 @@ void ndL_open_fcalls(lua_State *L) {
     lua_setfield(L, -2, "results");
     lua_pushboolean(L, rows[i].values_only);
     lua_setfield(L, -2, "values_only");
+    const char *g = strchr(rows[i].kinds, 'g');
+    if (g) { /* which value may be a generator, for Lua to hand over */
+      lua_pushinteger(L, g - rows[i].kinds + 1);
+      lua_setfield(L, -2, "generator");
+    }
     lua_rawseti(L, -2, i + 1);
   }
   lua_setfield(L, -2, "fcalls");
