@@ -433,6 +433,15 @@ describe("fast views and elements", function()
                          { 1, T.gen }, { 0, 1, nil, T.gen } }) do
       arglists[#arglists + 1] = { n = a[4] and 4 or a[3] and 3 or a[2] and 2 or 1, a[1], a[2], a[3], a[4] }
     end
+    -- data (tensor): flat tables of numbers, nested, mixed, past 16
+    local seventeen = {}
+    for k = 1, 17 do seventeen[k] = k end
+    for _, a in ipairs({ { { 1, 2, 3 } }, { { 1.5, -0.0, 0 / 0 }, "int32" }, { { 1, 0, 2 }, "bool" },
+                         { {}, "float32" }, { { true, false } }, { { { 1, 2 }, { 3, 4 } } }, { { 1, "x" } },
+                         { seventeen }, { { 2 ^ 62, -2 ^ 63 }, "int64" }, { { 1e300, -1e300 }, "float32" },
+                         { { 300, -1, 2.7 }, "uint8" }, { 5.5, "int32" }, { true, "float64" }, { { 1 }, 2 } }) do
+      arglists[#arglists + 1] = { n = a[2] and 2 or 1, a[1], a[2] }
+    end
     -- two tables (as_strided: sizes, strides [, offset])
     for _, a in ipairs({ { { 2, 2 }, { 1, 2 } }, { { 2, 2 }, { 1, 2 }, 1 }, { { 3 }, { -1 }, 2 },
                          { { 2 }, { 1, 2 } }, { {}, {} }, { { -1 }, { 1 } }, { { 2 }, { 1.5 } },

@@ -558,6 +558,30 @@ static int like(call *c, int normal) { /* ([dtype]): t's sizes */
 static int f_rand_like(call *c) { return like(c, 0); }
 static int f_randn_like(call *c) { return like(c, 1); }
 
+/* tensor(data [, dtype]): a tensor's copy, a number or boolean (0-d),
+ * or a flat table of at most ND_MAX_DIMS numbers (1-D: Lua's dims kind),
+ * each written as set writes it; nested tables take the classic function
+ * (lconstruct.c's rules). */
+static int f_tensor(call *c) {
+  int k = kind(c, 0);
+  if (k == K_TENSOR) {
+    int dt = dtype_at(c, 1, c->ts[0]->dtype);
+    return dt < 0 ? REFUSED
+                  : made(nd_to_dtype(c->e, c->r[0], c->ts[0], dt), c, 0);
+  }
+  if (k != K_NUM && k != K_BOOL && k != K_DIMS) return REFUSED;
+  int dt = dtype_at(c, 1, k == K_BOOL ? ND_BOOL : ND_FLOAT64);
+  int64_t n = k == K_DIMS ? (int64_t)c->x[0] : 1, v;
+  const double *x = k == K_DIMS ? dv(c, 0) : c->x;
+  if (dt < 0 || nd_empty(c->e, c->r[0], dt, k == K_DIMS, &n)) return REFUSED;
+  for (int64_t i = 0; i < n; i++) {
+    nd_status st = k == K_BOOL ? nd_set_i64(c->e, c->r[0], &i, x[i] != 0)
+                   : nd_whole(x[i], &v) ? nd_set_i64(c->e, c->r[0], &i, v)
+                                        : nd_set(c->e, c->r[0], &i, x[i]);
+    if (st) return REFUSED;
+  }
+  return MADE;
+}
 static int f_arange(call *c) { /* ([start,] stop [, step]) [, dtype] */
   int n = 0, ints = 1;
   while (n < 3 && kind(c, n) == K_NUM) n++;
@@ -733,6 +757,7 @@ static const struct {
     {"normal_", "", 0, "NNg", f_normal_, 0, 0},
     {"rand_like", "", 1, "d", f_rand_like, 0, 0},
     {"randn_like", "", 1, "d", f_randn_like, 0, 0},
+    {"tensor", "", 1, "*d", f_tensor, 1, 0},
     {"arange", "", 1, "N***", f_arange, 1, 0},
     {"linspace", "", 1, "NNNd", f_linspace, 1, 0},
     {"eye", "", 1, "N**", f_eye, 1, 0},
