@@ -251,7 +251,8 @@ describe("small tensors", function()
     assert.same({ { 2, 7, 2 } }, w:totable())
     -- Once their views go they go: a loop of such results stays bounded
     -- (after a first loop, which sizes the tables that anchor views:
-    -- about 250 KB here).
+    -- about 250 KB here, more or less with the collector's timing; kept,
+    -- the 100,000 tensors of two loops would take over 20 MB).
     r, f, g = nil, nil, nil
     local function loop()
       for _ = 1, 50000 do local _ = (nd.ones(2, 3) * 7):reshape(3, 2) end
@@ -260,7 +261,7 @@ describe("small tensors", function()
     loop()
     local before = collectgarbage("count")
     loop(); loop()
-    assert.is_true(collectgarbage("count") - before < 256)
+    assert.is_true(collectgarbage("count") - before < 2048)
   end)
 
   it("are tensors to nd.is_tensor, and have the tensor's operators", function()
