@@ -64,16 +64,19 @@ return function(ext)
   local ew, ew_plan, FAMILY = lib.ew, lib.ew_plan, C.ffamily
   local function usable(v, h) return h ~= nil or v == nil or type(v) == "number" end
   -- f(err, o, mode, ...) of lffi.c with the operands as it takes them;
-  -- false when one is something else.
-  local function run(f, o, mode, fam, op, n, a, b, c)
+  -- false when one is something else. s: the scratch o computes into,
+  -- set last (reading the operands may allocate, and a finalizer's call
+  -- may leave o on another storage).
+  local function run(f, o, s, mode, fam, op, n, a, b, c)
     local ha, hb, hc = live(a), live(b), live(c)
     if not (usable(a, ha) and usable(b, hb) and usable(c, hc)) then return false end
     local absent = (a == nil and 1 or 0) + (b == nil and 2 or 0) + (c == nil and 4 or 0)
+    if s ~= nil then o.storage = s end
     return f(err, o, mode, fam, op, n, ha, ha and 0 or a or 0, hb, hb and 0 or b or 0,
              hc, hc and 0 or c or 0, absent)
   end
   local function call(o, mode, fam, op, n, a, b, c)
-    return run(ew, o, mode, fam, op, n, a, b, c) == OK
+    return run(ew, o, nil, mode, fam, op, n, a, b, c) == OK
   end
   -- A new result: the core computes it into a scratch (mode SHAPE: the
   -- classic result's dtype, dims and strides; lffi.c's ew_plan), copied
@@ -85,16 +88,16 @@ return function(ext)
   local buf = ffi.new("double[16]") -- 128 bytes: a small tensor's most
   scratch.data, scratch.nbytes, scratch.refs = buf, 128, 1
   -- busy: results wait in this file's scratches while their objects are
-  -- allocated, and an allocation may run finalizers (LuaJIT runs them
-  -- outside traces); a finalizer calling nd then takes the classic path
-  -- instead of overwriting them. (Should an allocation raise, the flag
-  -- stays set: these new-result paths go classic, still right.)
+  -- allocated (and a call's values in its arrays while they are read),
+  -- and an allocation may run finalizers (LuaJIT runs them outside
+  -- traces); a finalizer calling nd then takes the classic path instead
+  -- of overwriting them. (Should an allocation raise, the flag stays set:
+  -- these new-result paths go classic, still right.)
   local copy, adopt, refill = ffi.copy, ext.adopt, ext.refill
   local busy = false
   local function new(fam, op, n, a, b, c)
     if busy then return nil end
-    plan.storage = scratch -- and the closure keeps scratch alive
-    local nb = run(ew_plan, plan, SHAPE, fam, op, n, a, b, c)
+    local nb = run(ew_plan, plan, scratch, SHAPE, fam, op, n, a, b, c)
     if not nb or nb == 0 then return nil end
     busy = true
     local o
@@ -296,13 +299,17 @@ return function(ext)
     slow = tbl[name]
     local function call(g, h, t, a, b, c, d) -- t's header h (nil: a constructor)
       if busy then return false end
+      busy = true -- from here xv, ts, tl and dv hold this call's values
       local ka, kb, kc, kd = kind_of(a, 0), kind_of(b, 1), kind_of(c, 2), kind_of(d, 3)
-      if not (ka and kb and kc and kd) then return false end
-      plan.storage, plan2.storage, plan3.storage = scratch, scratch2, scratch3
-      local code = fcall(err, plans, id, h, ts, tl, xv, dv, ka + kb * 8 + kc * 64 + kd * 512, g)
-      if code == 2 then return true, t end
-      if code ~= 1 and code ~= 3 then return false end
-      busy = true
+      local code = 0
+      if ka and kb and kc and kd then
+        plan.storage, plan2.storage, plan3.storage = scratch, scratch2, scratch3
+        code = fcall(err, plans, id, h, ts, tl, xv, dv, ka + kb * 8 + kc * 64 + kd * 512, g)
+      end
+      if code ~= 1 and code ~= 3 then
+        busy = false
+        return code == 2, t
+      end
       local r, r2, r3 = results(code, 1, n, t, h)
       busy = false
       if code == 1 then refill() end

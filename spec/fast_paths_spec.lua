@@ -503,9 +503,10 @@ describe("fast views and elements", function()
   it("a finalizer calling nd while a result is made leaves the result alone", function()
     local a, b, x = nd.tensor({ 1, 2, 3 }), nd.tensor({ 10, 20, 30 }), nd.tensor({ 100, 200, 300 })
     local m = nd.tensor({ { 1, 5 }, { 7, 4 } })
+    local ix, iy = nd.tensor({ 2 }, "int64"), nd.tensor({ 3, 1 }, "int64")
     local function noise()
       local _ = x + x; _ = x:cumsum(1); _ = x:max(1); _ = nd.ones(2, 2); _ = nd.full({ 2 }, 9)
-      _ = m[{ 2, { 1, 2 } }]; _ = x:sort(1, true); _ = nd.zeros(4)
+      _ = m[{ 2, { 1, 2 } }]; _ = x:sort(1, true); _ = nd.zeros(4); _ = x:index_select(-1, iy)
     end
     local bad = {}
     local function count(what, ok) if not ok then bad[what] = (bad[what] or 0) + 1 end end
@@ -521,6 +522,8 @@ describe("fast views and elements", function()
       count("ones", o:dim() == 1 and o:numel() == 3 and o[3] == 1)
       local w = m[{ 1, { 1, 2 } }]
       count("view", w:dim() == 1 and w:numel() == 2 and w[2] == 5)
+      local r = m:index_select(1, ix) -- reading ix may allocate
+      count("index_select", r:dim() == 2 and r:size(1) == 1 and r[1][1] == 7 and r[1][2] == 4)
     end
     jit.off(body, true)
     for _ = 1, 20000 / THIN do
