@@ -285,7 +285,6 @@ local FC = {
   nan_to_num = { "", "np.nan_to_num(#)" }, nan_to_num_ = { "", "np.nan_to_num(#, copy=False)", on = { "x", "y" } },
   isclose = { "#", "np.isclose(#, #)" },
   tensor = { "{ 1, 2, 3 }", "np.array([1., 2., 3.])", on = { "" } },
-  as_strided = { "{ 2, 2 }, { 1, 2 }", "np.lib.stride_tricks.as_strided(#, (2, 2), (4, 8))", on = { "m" } },
   arange = { "5", "np.arange(5)", on = { "" } }, linspace = { "0, 1, 5", "np.linspace(0, 1, 5)", on = { "" } },
   eye = { "3", "np.eye(3)", on = { "" } },
   rand = { "3", "rng.random(3)", on = { "" } }, randn = { "3", "rng.standard_normal(3)", on = { "" } },

@@ -226,23 +226,13 @@ static int none_from(const call *c, int i) { /* nothing given from i on */
     if (given(c, i)) return 0;
   return 1;
 }
-/* reshape, flatten and as_strided give a view when they can (of a small
- * tensor too: ndL_fcall's view objects hold no reference). */
+/* reshape and flatten give a view when they can (of a small tensor too:
+ * ndL_fcall's view objects hold no reference). */
 static int f_reshape(call *c) { /* (sizes): a table or numbers, -1 once */
   int64_t size[ND_MAX_DIMS];
   int i, n = sizes_at(c, 0, -1, size, &i);
   if (n < 0 || !none_from(c, i)) return REFUSED;
   return made(nd_reshape(c->e, c->r[0], c->t, n, size), c, 0);
-}
-static int f_as_strided(call *c) { /* (sizes, strides [, offset]) */
-  int64_t size[ND_MAX_DIMS], stride[ND_MAX_DIMS], off = c->t->offset;
-  int i, n = sizes_at(c, 0, 0, size, &i);
-  if (kind(c, 0) != K_DIMS || kind(c, 1) != K_DIMS || n < 0 || c->x[1] != n ||
-      (given(c, 2) && !whole(c, 2, &off)))
-    return REFUSED;
-  for (int k = 0; k < n; k++)
-    if (!nd_whole(dv(c, 1)[k], &stride[k])) return REFUSED;
-  return made(nd_as_strided(c->e, c->r[0], c->t, n, size, stride, off), c, 0);
 }
 static int f_flatten(call *c) { /* ([start [, end]]) */
   int n = c->t->ndim;
@@ -681,7 +671,6 @@ static const struct {
     {"contiguous", "", 1, "", f_contiguous, 0, 0},
     {"reshape", "", 1, "****", f_reshape, 0, 0},
     {"flatten", "", 1, "nn", f_flatten, 0, 0},
-    {"as_strided", "", 1, "**n", f_as_strided, 0, 0},
     {"to", "", 1, "D", f_to, 0, 0},
     {"float", "", 1, "", f_float, 0, 0},
     {"double", "", 1, "", f_double, 0, 0},
