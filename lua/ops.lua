@@ -64,9 +64,7 @@ return function(ext)
   local ew, ew_plan, FAMILY = lib.ew, lib.ew_plan, C.ffamily
   local function usable(v, h) return h ~= nil or v == nil or type(v) == "number" end
   -- f(err, o, mode, ...) of lffi.c with the operands as it takes them;
-  -- false when one is something else. s: the scratch o computes into,
-  -- set last (reading the operands may allocate, and a finalizer's call
-  -- may leave o on another storage).
+  -- false when one is something else. s: the scratch o computes into.
   local function run(f, o, s, mode, fam, op, n, a, b, c)
     local ha, hb, hc = live(a), live(b), live(c)
     if not (usable(a, ha) and usable(b, hb) and usable(c, hc)) then return false end
@@ -87,19 +85,22 @@ return function(ext)
   local plan, scratch = ffi.new("ndffi2_tensor"), ffi.new("ndffi2_storage")
   local buf = ffi.new("double[16]") -- 128 bytes: a small tensor's most
   scratch.data, scratch.nbytes, scratch.refs = buf, 128, 1
-  -- busy: results wait in this file's scratches while their objects are
-  -- allocated (and a call's values in its arrays while they are read),
-  -- and an allocation may run finalizers (LuaJIT runs them outside
-  -- traces); a finalizer calling nd then takes the classic path instead
-  -- of overwriting them. (Should an allocation raise, the flag stays set:
-  -- these new-result paths go classic, still right.)
+  -- busy: a call's values wait in this file's arrays while they are
+  -- read, its results in the scratches while their objects are
+  -- allocated, and LuaJIT may run finalizers at any allocation or exit
+  -- from compiled code; a finalizer calling nd then takes the classic
+  -- path instead of overwriting them. (Should an allocation raise, the
+  -- flag stays set: these new-result paths go classic, still right.)
   local copy, adopt, refill = ffi.copy, ext.adopt, ext.refill
   local busy = false
   local function new(fam, op, n, a, b, c)
     if busy then return nil end
-    local nb = run(ew_plan, plan, scratch, SHAPE, fam, op, n, a, b, c)
-    if not nb or nb == 0 then return nil end
     busy = true
+    local nb = run(ew_plan, plan, scratch, SHAPE, fam, op, n, a, b, c)
+    if not nb or nb == 0 then
+      busy = false
+      return nil
+    end
     local o
     if nb < 0 then -- past the scratch: its own storage
       o = adopt(plan, scratch, 1)

@@ -9,7 +9,7 @@ return function(ext)
   if not ext.small_sized then return end
   local nd, small_sized, lib, err = ext.nd, ext.small_sized, ext.lib, ext.err
   -- dims is read again after the object's allocation, which may run a
-  -- finalizer that calls nd (lua/ops.lua's busy): then C makes it.
+  -- finalizer that calls nd (lua/ops.lua's busy): that call's C makes it.
   local dims, busy = ext.ffi.new("int64_t[2]"), false
   local function small(dtype, n, a, b)
     if busy then return nil end

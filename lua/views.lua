@@ -36,7 +36,7 @@ return function(ext)
   -- values go to the classic function, which reads them itself. The view,
   -- or nil.
   local rawget, index = rawget, ext.lib.index
-  local ent = ext.ffi.new("double[16]")
+  local ent, busy = ext.ffi.new("double[16]"), false
   local function entry(e, p)
     if type(e) == "number" then
       ent[p], ent[p + 1] = -1, e
@@ -60,14 +60,16 @@ return function(ext)
         or rawget(k, 5) ~= nil then
       return nil
     end
-    -- the view first: its allocation may run a finalizer that calls nd
-    -- and fills ent
+    -- busy from ent's filling to C's reading it: a finalizer that calls
+    -- nd in between (LuaJIT runs them at allocations, and on leaving a
+    -- trace) takes the classic function
+    if busy then return nil end
     local v, vh = new_view(t)
-    if not entry(k1, 0) or (n > 1 and not entry(k2, 4)) or (n > 2 and not entry(k3, 8))
-        or (n > 3 and not entry(k4, 12)) then
-      return nil
-    end
-    if index(vh, h, n, ent) == 0 then return v end
+    busy = true
+    local ok = entry(k1, 0) and (n < 2 or entry(k2, 4)) and (n < 3 or entry(k3, 8))
+      and (n < 4 or entry(k4, 12)) and index(vh, h, n, ent) == 0
+    busy = false
+    if ok then return v end
     return nil
   end
 
