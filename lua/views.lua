@@ -64,13 +64,15 @@ return function(ext)
     -- nd in between (LuaJIT runs them at allocations, and on leaving a
     -- trace) takes the classic function
     if busy then return nil end
-    local v, vh = new_view(t)
     busy = true
-    local ok = entry(k1, 0) and (n < 2 or entry(k2, 4)) and (n < 3 or entry(k3, 8))
-      and (n < 4 or entry(k4, 12)) and index(vh, h, n, ent) == 0
+    local v, vh
+    if entry(k1, 0) and (n < 2 or entry(k2, 4)) and (n < 3 or entry(k3, 8))
+        and (n < 4 or entry(k4, 12)) then
+      v, vh = new_view(t)
+      if index(vh, h, n, ent) ~= 0 then v = nil end
+    end
     busy = false
-    if ok then return v end
-    return nil
+    return v
   end
 
   for name, op in pairs(ext.C.fviews) do

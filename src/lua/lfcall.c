@@ -78,11 +78,8 @@ int ndL_into_end(ndL_into *in, nd_status st) {
 
 nd_status ndL_value0(nd_err *e, nd_tensor *v, int dtype, int isbool,
                      double x) {
-  int64_t i;
   if (nd_empty(e, v, dtype, 0, NULL)) return e->code;
-  if (isbool) return nd_fill_i64(e, v, x != 0);
-  if (nd_whole(x, &i)) return nd_fill_i64(e, v, i);
-  return nd_fill(e, v, x);
+  return nd_fill_number(e, v, isbool ? x != 0 : x);
 }
 
 enum { K_NIL, K_NUM, K_BOOL, K_DTYPE, K_TENSOR, K_DIMS, K_LIST };
@@ -561,15 +558,11 @@ static int f_tensor(call *c) {
   }
   if (k != K_NUM && k != K_BOOL && k != K_DIMS) return REFUSED;
   int dt = dtype_at(c, 1, k == K_BOOL ? ND_BOOL : ND_FLOAT64);
-  int64_t n = k == K_DIMS ? (int64_t)c->x[0] : 1, v;
+  int64_t n = k == K_DIMS ? (int64_t)c->x[0] : 1;
   const double *x = k == K_DIMS ? dv(c, 0) : c->x;
   if (dt < 0 || nd_empty(c->e, c->r[0], dt, k == K_DIMS, &n)) return REFUSED;
-  for (int64_t i = 0; i < n; i++) {
-    nd_status st = k == K_BOOL ? nd_set_i64(c->e, c->r[0], &i, x[i] != 0)
-                   : nd_whole(x[i], &v) ? nd_set_i64(c->e, c->r[0], &i, v)
-                                        : nd_set(c->e, c->r[0], &i, x[i]);
-    if (st) return REFUSED;
-  }
+  for (int64_t i = 0; i < n; i++) /* row-major from offset 0 */
+    nd_store_number(c->r[0], i, k == K_BOOL ? x[i] != 0 : x[i]);
   return MADE;
 }
 static int f_arange(call *c) { /* ([start,] stop [, step]) [, dtype] */

@@ -270,16 +270,6 @@ static int64_t offset(const nd_tensor *t, int n, double a, double b, double c,
   return off;
 }
 
-/* A number written into the element at off, as set writes it (the scalar
- * rule: a whole number as an int64, else a double, converted as every
- * copy converts). */
-static void store(const nd_tensor *t, int64_t off, double v) {
-  int64_t i;
-  if (nd_whole(v, &i))
-    nd_store(t, off, ND_INT64, &i);
-  else
-    nd_store(t, off, ND_FLOAT64, &v);
-}
 static void store_i64(const nd_tensor *t, int64_t off, int64_t v) {
   nd_store(t, off, ND_INT64, &v);
 }
@@ -338,7 +328,7 @@ static double query(const nd_tensor *t, int q, int n, double d) {
   X(int, index, (T *, const T *, int, const double *), index_view)          \
   X(int64_t, offset, (const T *, int, double, double, double, double),      \
     offset)                                                                 \
-  X(void, store, (const T *, int64_t, double), store)                       \
+  X(void, store, (const T *, int64_t, double), nd_store_number)                 \
   X(void, store_i64, (const T *, int64_t, int64_t), store_i64)              \
   X(int, small_sized, (T *, int, int, const int64_t *), ndL_small_sized)    \
   X(int, small_of, (T *, const T *), ndL_small_of)                          \

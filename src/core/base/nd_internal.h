@@ -74,6 +74,16 @@ static inline void nd_operand_number(nd_operand *o, double d) {
     o->f = d;
   }
 }
+/* The element at off (nd_store's) written with a number, by that rule:
+ * set's write, tensor{...}'s and the fast paths'. */
+static inline void nd_store_number(const nd_tensor *t, int64_t off,
+                                   double d) {
+  int64_t i;
+  if (nd_whole(d, &i))
+    nd_store(t, off, ND_INT64, &i);
+  else
+    nd_store(t, off, ND_FLOAT64, &d);
+}
 /* fill_ with a number, by the same rule. */
 static inline nd_status nd_fill_number(nd_err *e, const nd_tensor *t,
                                        double d) {
