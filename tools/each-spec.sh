@@ -26,6 +26,10 @@ cat "$dir"/*.line
 # "spec/F: T s, exit RC, N passed, N failed[, N skipped]"
 awk '
   { if ($7 == "passed,") { p += $6; f += $8 } else f += 1 }
+  $11 == "skipped" { k += $10 }
   $5 != "0," { bad = 1 }
-  END { printf "%d passed, %d failed\n", p, f; exit (bad || f) ? 1 : 0 }
+  END {
+    printf "%d passed, %d failed%s\n", p, f, k ? sprintf(", %d skipped", k) : ""
+    exit (bad || f) ? 1 : 0
+  }
 ' "$dir"/*.line
