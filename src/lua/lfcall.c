@@ -45,8 +45,9 @@ int ndL_into_end(ndL_into *in, nd_status st) {
     if (!r) continue;
     nd_storage *s = in->s[k], *got = r->storage;
     r->storage = s;
-    if (st) { /* the core dropped what it made; a row may have made more */
-      if (got != s) nd_storage_release(got);
+    if (st) { /* what the core dropped is unset; a row may have made a
+               * result before a later step failed (rand_like of ints) */
+      if (got) nd_storage_release(got);
     } else if (!got) { /* not made (unique without counts) */
       r->ndim = -1;
     } else if (got == s) { /* the reference the core took */
