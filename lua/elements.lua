@@ -146,7 +146,8 @@ return function(ext)
     return item(t)
   end
   local function set_slow(t, ...)
-    if type((select(select("#", ...), ...))) == "cdata" then return set(t, ...) end
+    local n = select("#", ...)
+    if n > 0 and type((select(n, ...))) == "cdata" then return set(t, ...) end
     return c_set(t, ...)
   end
 

@@ -39,7 +39,9 @@ typedef struct ndL_obj {
 ndL_obj *ndL_object(lua_State *L, int idx);
 
 /* luaL_typename, except that a released tensor is "released tensor", so
- * every "must be a tensor, got ..." message says why (issue 14). */
+ * every "must be a tensor, got ..." message says why (issue 14), and a
+ * missing argument is "nil": LuaJIT's fast paths pass their fixed
+ * parameters on, so the C function cannot tell none from nil there. */
 const char *ndL_typename(lua_State *L, int idx);
 #undef luaL_typename
 #define luaL_typename(L, i) ndL_typename(L, (i))

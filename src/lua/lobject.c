@@ -397,7 +397,8 @@ nd_tensor *ndL_test(lua_State *L, int idx) {
 const char *ndL_typename(lua_State *L, int idx) {
   ndL_obj *o = ndL_object(L, idx);
   if (o && o->tag == NDL_DEAD) return "released tensor";
-  return lua_typename(L, lua_type(L, idx));
+  int ty = lua_type(L, idx);
+  return lua_typename(L, ty == LUA_TNONE ? LUA_TNIL : ty);
 }
 
 nd_tensor *ndL_check(lua_State *L, int idx, const char *fn) {
