@@ -105,6 +105,23 @@ describe("errors name the function the user called", function()
     assert_error_matches(function() nd.load("/nonexistent/x.npy") end, "load: ")
     assert_error_matches(function() nd.full({ 2 ^ 62, 4 }, 1) end, "full: ")
   end)
+
+  it("when its arguments are missing or of the wrong type, every function", function()
+    -- the in-place unary ops once said sqrt: for sqrt_
+    local x = nd.tensor({ 1, 2, 3 })
+    local wrong = {}
+    for name, f in pairs(nd) do
+      if type(f) == "function" then
+        for _, args in ipairs({ {}, { "x" }, { x, "x" }, { x, x, "x", "x", "x", "x" } }) do
+          local ok, e = pcall(f, unpack(args))
+          local said = not ok and tostring(e):gsub("^[^ ]-:%d+: ", ""):match("^([%w_]+):")
+          if said and said ~= name then wrong[#wrong + 1] = name .. " said " .. said end
+        end
+      end
+    end
+    table.sort(wrong)
+    assert.same({}, wrong)
+  end)
 end)
 
 describe("nd.wrap over an FFI buffer", function()

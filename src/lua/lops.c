@@ -73,7 +73,7 @@ int ndL_binary(lua_State *L, ndL_binary_fn call, int op, const char *fn,
 /* f(a [, out]) and a:f_() through call (nd_unary's signature). */
 int ndL_unary(lua_State *L, ndL_unary_fn call, int op, const char *fn,
               int inplace) {
-  nd_tensor *a = ndL_check(L, 1, fn);
+  nd_tensor *a = inplace ? target(L, fn) : ndL_check(L, 1, fn);
   nd_err e = ndL_err();
   if (inplace) {
     NDL_CALL(L, e, call(&e, a, ND_INPLACE, op, a));
