@@ -40,7 +40,7 @@ return function(ext)
   end
 
   local function integer(fn, v, what)
-    if type(v) ~= "number" or v ~= floor(v) or v ~= v or v == math.huge or v == -math.huge then
+    if type(v) ~= "number" or v ~= floor(v) or not (v >= -2 ^ 63 and v < 2 ^ 63) then
       raise("%s: %s must be an integer, got %s", fn, what, tostring(v))
     end
     return v

@@ -107,15 +107,30 @@ describe("errors name the function the user called", function()
   end)
 
   it("when its arguments are missing or of the wrong type, every function", function()
-    -- the in-place unary ops once said sqrt: for sqrt_
-    local x = nd.tensor({ 1, 2, 3 })
+    -- the in-place unary ops once said sqrt: for sqrt_, t:diag(1e300)
+    -- diagonal:, linalg.plan(t) bad argument #1 to '?'
     local wrong = {}
+    local function try(name, f, args)
+      local ok, e = pcall(f, unpack(args))
+      local said = not ok and tostring(e):gsub("^[^ ]-:%d+: ", ""):match("^([%w_]+):")
+      if said ~= false and said ~= name then wrong[#wrong + 1] = name .. " said " .. tostring(said) end
+    end
+    local x = nd.tensor({ 1, 2, 3 })
     for name, f in pairs(nd) do
       if type(f) == "function" then
         for _, args in ipairs({ {}, { "x" }, { x, "x" }, { x, x, "x", "x", "x", "x" } }) do
-          local ok, e = pcall(f, unpack(args))
-          local said = not ok and tostring(e):gsub("^[^ ]-:%d+: ", ""):match("^([%w_]+):")
-          if said and said ~= name then wrong[#wrong + 1] = name .. " said " .. said end
+          try(name, f, args)
+        end
+      end
+    end
+    local tails = { {}, { "x" }, { "x", "x" }, { 1, "x" }, { 1, 2, "x" }, { {}, {} }, { 0 / 0 },
+      { -5 }, { 1e300 }, { 1, 1, 1, 1, 1, 1, 1 } }
+    for _, tbl in ipairs({ nd.methods, nd.linalg }) do
+      for name, f in pairs(tbl) do
+        if type(f) == "function" then
+          for _, tail in ipairs(tails) do
+            try(name, f, { nd.tensor({ { 1, 2, 3 }, { 4, 5, 6 } }), unpack(tail) })
+          end
         end
       end
     end

@@ -121,7 +121,10 @@ static int l_norm(lua_State *L) {
 static int l_plan(lua_State *L) {
   static const char *const kinds[] = {NULL, "copy", "transposing copy",
                                       "strided gather", "dtype conversion"};
-  const char *name = luaL_checkstring(L, 1);
+  if (lua_type(L, 1) != LUA_TSTRING)
+    return ndL_error(L, "plan: argument 1 must be the name of a linalg "
+                     "function, got %s", luaL_typename(L, 1));
+  const char *name = lua_tostring(L, 1);
   nd_tensor *a = ndL_check(L, 2, "plan");
   nd_tensor *b = lua_isnoneornil(L, 3) ? NULL : ndL_check(L, 3, "plan");
   nd_lapack_plan p;
