@@ -26,7 +26,7 @@ local internal = {
   struct_sizes = true, state = true, check = true, tags = true,
   ffi_api = true, shared = true, wrap_raw = true,
   anchor = true, view_keep = true, set_maker = true, arm = true, debt = true, charge_step = true,
-  nargs = true, too_many = true, call_as = true,
+  nargs = true, too_many = true, call_as = true, typename = true,
   optable = true, consts = true, fviews = true, ffamily = true, ffi_api_decl = true,
   layout_facts = true, fcalls = true, fqueries = true,
 }

@@ -8,40 +8,46 @@ return function(ext)
   local unpack = table.unpack or unpack
   local dbg = debug
 
+  -- Each runs under its own name: the errors of the nd functions it calls
+  -- name it (`hstack: ...`, not `cat: ...`; src/lua/lcall.c's call_as).
+  local as = ext.C.call_as
   local function define(name, f, module_only)
-    f = ext.checked(name, f)
+    local body = f
+    f = ext.checked(name, function(...) return as(name, body, ...) end)
     nd[name] = f
     if not module_only then methods[name] = f end
   end
 
-  -- Raises msg at the user's frame: the first one outside nd's Lua layer.
+  -- Raises msg at the user's frame: the first one outside nd's Lua layer
+  -- and call_as.
   local function raise(fmt, ...)
     local msg = select("#", ...) > 0 and fmt:format(...) or fmt
     local level = 2
     if dbg and dbg.getinfo then
       while true do
-        local info = dbg.getinfo(level, "S") -- Lua 5.1 marks tail calls
-        if not info or info.source:sub(1, 4) ~= "@nd/" and info.what ~= "tail" then break end
+        local info = dbg.getinfo(level, "Sf") -- Lua 5.1 marks tail calls
+        if not info or info.source:sub(1, 4) ~= "@nd/" and info.what ~= "tail"
+            and info.func ~= as then
+          break
+        end
         level = level + 1
       end
     end
     error(msg, level)
   end
 
-  -- f(...) with the errors of nd's C functions named fn, the function the
-  -- user called (`hstack: ...`, not `cat: ...`): src/lua/lcall.c's call_as.
-  local as = ext.C.call_as
-
+  local typename = ext.C.typename -- "tensor", "released tensor", Lua's
   local function check(fn, t, what)
     if not is_tensor(t) then
-      raise("%s: %s must be a tensor, got %s", fn, what or "argument 1", type(t))
+      raise("%s: %s must be a tensor, got %s", fn, what or "argument 1", typename(t))
     end
     return t
   end
 
   local function integer(fn, v, what)
     if type(v) ~= "number" or v ~= floor(v) or not (v >= -2 ^ 63 and v < 2 ^ 63) then
-      raise("%s: %s must be an integer, got %s", fn, what, tostring(v))
+      raise("%s: %s must be an integer, got %s", fn, what,
+        type(v) == "number" and tostring(v) or typename(v))
     end
     return v
   end
@@ -141,9 +147,7 @@ return function(ext)
       big[2 * i - 1], big[2 * i] = r[i], size[i]
       final[i] = r[i] * size[i]
     end
-    return as("tile", function()
-      return x:reshape(inter):expand(big):clone():view(final)
-    end)
+    return x:reshape(inter):expand(big):clone():view(final)
   end)
 
   local function roll1(x, s, d)
@@ -213,13 +217,13 @@ return function(ext)
   -- ---- constant padding, as PyTorch's F.pad: pads start at the last dim ----
   define("pad", function(t, pads, value)
     check("pad", t)
-    if type(pads) ~= "table" then raise("pad: pads must be a table, got %s", type(pads)) end
+    if type(pads) ~= "table" then raise("pad: pads must be a table, got %s", typename(pads)) end
     local np, nd_ = #pads, t:dim()
     if np % 2 ~= 0 or np > 2 * nd_ then
       raise("pad: pads must have an even length of at most 2 * dims (%d), got %d", 2 * nd_, np)
     end
     if value ~= nil and type(value) ~= "number" and type(value) ~= "boolean" then
-      raise("pad: value must be a number or boolean, got %s", type(value))
+      raise("pad: value must be a number or boolean, got %s", typename(value))
     end
     local size, src, dst = sizes_of(t), {}, {}
     for i = 1, np / 2 do
@@ -269,7 +273,7 @@ return function(ext)
 
   local function list(fn, ts)
     if type(ts) ~= "table" or is_tensor(ts) then
-      raise("%s: expected a list of tensors, got %s", fn, is_tensor(ts) and "a tensor" or type(ts))
+      raise("%s: expected a list of tensors, got %s", fn, is_tensor(ts) and "a tensor" or typename(ts))
     end
     if #ts == 0 then raise("%s: expected a non-empty list", fn) end
     for i = 1, #ts do check(fn, ts[i], "list entry " .. i) end
@@ -280,7 +284,7 @@ return function(ext)
     list("hstack", ts)
     local xs = {}
     for i, x in ipairs(ts) do xs[i] = x:dim() == 0 and x:reshape(1) or x end
-    return as("hstack", nd.cat, xs, xs[1]:dim() == 1 and 1 or 2)
+    return nd.cat(xs, xs[1]:dim() == 1 and 1 or 2)
   end, true)
 
   define("vstack", function(ts)
@@ -289,14 +293,14 @@ return function(ext)
     for i, x in ipairs(ts) do
       xs[i] = x:dim() == 0 and x:reshape(1, 1) or x:dim() == 1 and x:reshape(1, x:size(1)) or x
     end
-    return as("vstack", nd.cat, xs, 1)
+    return nd.cat(xs, 1)
   end, true)
 
   -- ---- *_like: t's shape and (by default) dtype, row-major ----
   local function like(fn, make)
     return function(t, ...)
       check(fn, t)
-      return as(fn, make, t, ...)
+      return make(t, ...)
     end
   end
   define("zeros_like", like("zeros_like", function(t, dtype)

@@ -108,7 +108,8 @@ describe("errors name the function the user called", function()
 
   it("when its arguments are missing or of the wrong type, every function", function()
     -- the in-place unary ops once said sqrt: for sqrt_, t:diag(1e300)
-    -- diagonal:, linalg.plan(t) bad argument #1 to '?'
+    -- diagonal:, linalg.plan(t) bad argument #1 to '?', a released
+    -- tensor's t:tril() dim:
     local wrong = {}
     local function try(name, f, args)
       local ok, e = pcall(f, unpack(args))
@@ -125,12 +126,15 @@ describe("errors name the function the user called", function()
     end
     local tails = { {}, { "x" }, { "x", "x" }, { 1, "x" }, { 1, 2, "x" }, { {}, {} }, { 0 / 0 },
       { -5 }, { 1e300 }, { 1, 1, 1, 1, 1, 1, 1 } }
+    local released = nd.zeros(2, 3)
+    released:release()
     for _, tbl in ipairs({ nd.methods, nd.linalg }) do
       for name, f in pairs(tbl) do
         if type(f) == "function" then
           for _, tail in ipairs(tails) do
             try(name, f, { nd.tensor({ { 1, 2, 3 }, { 4, 5, 6 } }), unpack(tail) })
           end
+          if name ~= "release" then try(name, f, { released }) end -- tril said dim:
         end
       end
     end

@@ -38,8 +38,9 @@ typedef struct ndL_obj {
 /* The object at idx (live or released), NULL when idx holds no nd tensor. */
 ndL_obj *ndL_object(lua_State *L, int idx);
 
-/* luaL_typename, except that a released tensor is "released tensor", so
- * every "must be a tensor, got ..." message says why (issue 14), and a
+/* luaL_typename, except that a tensor is "tensor" (a userdata or a cdata
+ * by the runtime), a released one "released tensor", so every "must be a
+ * tensor, got ..." message says why (issue 14), and a
  * missing argument is "nil": LuaJIT's fast paths pass their fixed
  * parameters on, so the C function cannot tell none from nil there. */
 const char *ndL_typename(lua_State *L, int idx);

@@ -397,6 +397,7 @@ nd_tensor *ndL_test(lua_State *L, int idx) {
 const char *ndL_typename(lua_State *L, int idx) {
   ndL_obj *o = ndL_object(L, idx);
   if (o && o->tag == NDL_DEAD) return "released tensor";
+  if (o && ndL_test(L, idx)) return "tensor"; /* userdata or cdata */
   int ty = lua_type(L, idx);
   return lua_typename(L, ty == LUA_TNONE ? LUA_TNIL : ty);
 }
@@ -537,6 +538,11 @@ static int l_check(lua_State *L) {
   lua_settop(L, 1);
   return 1;
 }
+/* typename(v): ndL_typename's, for the Lua modules' messages. */
+static int l_typename(lua_State *L) {
+  lua_pushstring(L, ndL_typename(L, 1));
+  return 1;
+}
 
 /* sizeof the structs lua/ffi.lua declares again for LuaJIT's FFI: a layout
  * that drifted from nd.h turns the FFI paths off instead of corrupting. */
@@ -594,6 +600,7 @@ void ndL_open_object(lua_State *L) {
                                 {NULL, NULL}};
   static const luaL_Reg fns[] = {{"release", l_release}, {"state", l_state},
                                  {"check", l_check}, {"tags", l_tags},
+                                 {"typename", l_typename},
                                  {"anchor", l_anchor},
                                  {"set_maker", l_set_maker}, {"arm", l_arm},
                                  {"debt", l_debt},
