@@ -375,19 +375,45 @@ end
 if #untimed > 0 then print("(rows of C.fcalls without arguments here: " .. table.concat(untimed, ", ") .. ")") end
 
 print("\n== calls: per-call overhead of out= (3 elements minus 3 x the per-element time at 1 M)")
-print(("%-14s %10s %10s %12s %13s %8s"):format("op", "out 3 ns", "1M us", "ns/element", "overhead ns", "vs add"))
+-- C 3: the same call from C (bench/ref_core.c, the build's own core, the
+-- same values), so "binding" is what the call from Lua adds to the core's
+-- own time; the rest of an op's overhead is the core's.
+local has_core, ref_core = pcall(require, "ref_core")
+local a3, b3 = {}, {}
+if has_core then
+  local env = operands({ 3 })
+  for i = 1, 3 do a3[i], b3[i] = env.a:get(i), env.b:get(i) end
+end
+local function core3(row)
+  if not has_core or row.integers then return nil end
+  local ok, t = pcall(ref_core.time, row.family, row.id, row.arity, a3, b3, ROUNDS)
+  return ok and t or nil
+end
+print(("%-14s %10s %10s %12s %13s %8s %8s %9s"):format("op", "out 3 ns", "1M us", "ns/element",
+  "overhead ns", "vs add", "C 3 ns", "binding"))
 local function overhead(name)
   local t3, t1m = results[name] and results[name].t["out|3"], big[name]
   if not t3 or not t1m then return nil end
   return t3 - 3 * t1m / 1e6, t3, t1m
 end
 local add_over = overhead("add")
+local binds = {}
 for _, row in ipairs(ops) do
   local over, t3, t1m = overhead(row.name)
   if over then
-    print(("%-14s %10.1f %10.1f %12.3f %13.1f %8s"):format(row.name, t3 * 1e9, t1m * 1e6, t1m / 1e6 * 1e9,
-      over * 1e9, add_over and ("%.2fx"):format(over / add_over) or "-"))
+    local c3 = core3(row)
+    local bind = c3 and t3 - c3
+    if bind then binds[#binds + 1] = { bind, row.name } end
+    print(("%-14s %10.1f %10.1f %12.3f %13.1f %8s %8s %9s"):format(row.name, t3 * 1e9, t1m * 1e6,
+      t1m / 1e6 * 1e9, over * 1e9, add_over and ("%.2fx"):format(over / add_over) or "-",
+      c3 and ("%.1f"):format(c3 * 1e9) or "-", bind and ("%.1f"):format(bind * 1e9) or "-"))
   end
+end
+if #binds > 0 then
+  table.sort(binds, function(x, y) return x[1] < y[1] end)
+  local med, top = binds[math.floor((#binds + 1) / 2)], binds[#binds]
+  print(("binding (out 3 minus C 3) over %d ops: median %.1f ns, max %.1f ns (%s)")
+    :format(#binds, med[1] * 1e9, top[1] * 1e9, top[2]))
 end
 
 lib.sample_s, lib.warm_s, lib.clock, lib.settle = saved[1], saved[2], saved[3], saved[4]
