@@ -39,20 +39,6 @@ describe("random calls", function()
   local values = { 1, -1, 0, 5, 2.5, -0.0, 0 / 0, 1 / 0, "int64", "float32", "bool", "bogus",
     true, false, { 2, 2 }, { 9 }, { -1 }, {}, { 1, { 1, 2 } } }
 
-  local function upvalue(f, name, seen)
-    if seen[f] then return nil end
-    seen[f] = true
-    for i = 1, 255 do
-      local n, v = debug.getupvalue(f, i)
-      if n == nil then return nil end
-      if n == name then return f, i end
-      if type(v) == "function" then
-        local g, j = upvalue(v, name, seen)
-        if g then return g, j end
-      end
-    end
-  end
-
   local function show(r, depth)
     if nd.is_tensor(r) then
       return r:dtype() .. " {" .. table.concat(r:size(), ",") .. "} " .. tostring(r)
@@ -87,14 +73,14 @@ describe("random calls", function()
       < (b[1] == nd and "" or "linalg.") .. b[2] end)
     local state = {} -- { function, upvalue index, what it must be }
     for _, name in ipairs({ "scratch", "scratch2", "scratch3" }) do
-      local f, i = assert(upvalue(nd.rand_like, name, {}))
+      local f, i = assert(find_upvalue(nd.rand_like, name, {}))
       state[#state + 1] = { f, i, function(s) return s.refs == 1 end, name }
     end
     -- ops.lua's, small.lua's, and views.lua's (its index tables': t[{...}]
     -- reaches it through the tensor metatable's __index and ext)
-    local _, ext = debug.getupvalue(upvalue(debug.getregistry()["nd.Tensor"].__index, "ext", {}))
+    local _, ext = debug.getupvalue(find_upvalue(debug.getregistry()["nd.Tensor"].__index, "ext", {}))
     for _, from in ipairs({ nd.add, nd.zeros, ext.view_table }) do
-      local f, i = assert(upvalue(from, "busy", {}))
+      local f, i = assert(find_upvalue(from, "busy", {}))
       state[#state + 1] = { f, i, function(b) return b == false end, "busy" }
     end
     math.randomseed(22)

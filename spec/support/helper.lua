@@ -172,4 +172,22 @@ function assert_same_error_both_paths(make)
   assert(e1 == e2, ("FFI path raised %q, C binding %q"):format(e1, e2))
 end
 
+-- White box: the upvalue `name` reachable from f through the upvalues that
+-- are functions (depth first): the function holding it, its index and its
+-- value; nil when there is none.
+function find_upvalue(f, name, seen)
+  seen = seen or {}
+  if seen[f] then return nil end
+  seen[f] = true
+  for i = 1, 255 do
+    local n, v = debug.getupvalue(f, i)
+    if n == nil then return nil end
+    if n == name then return f, i, v end
+    if type(v) == "function" then
+      local g, j, w = find_upvalue(v, name, seen)
+      if g then return g, j, w end
+    end
+  end
+end
+
 return nd
