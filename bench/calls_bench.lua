@@ -298,7 +298,8 @@ local FC = {
   rand_like = { "", "rng.random(#.shape, dtype=np.float32)" },
   randn_like = { "", "rng.standard_normal(#.shape, dtype=np.float32)" },
 }
-local fcalls = require("nd.internal").fcalls
+local has_internal, internal = pcall(require, "nd.internal")
+local fcalls = has_internal and internal.fcalls
 if not fcalls then -- a build before the table (for the comparison): FC's rows
   fcalls = {}
   for name in pairs(FC) do
