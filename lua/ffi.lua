@@ -25,7 +25,10 @@
 local C = ...
 
 return function(ext)
-  local fast = {} -- { tbl, key, fast_f, slow_f }
+  -- the fast paths, entry i: tbls[i][keys[i]] is fasts[i] or slows[i]
+  -- (flat arrays: a table per entry cost the heap, and so every
+  -- collection, a hundred bytes each)
+  local tbls, keys, fasts, slows = {}, {}, {}, {}
   local user_on = true
   local on = false
   local function apply()
@@ -33,23 +36,33 @@ return function(ext)
     want = want and true or false
     if want == on then return end
     on = want
-    for _, f in ipairs(fast) do f[1][f[2]] = on and f[3] or f[4] end
+    for i = 1, #tbls do tbls[i][keys[i]] = on and fasts[i] or slows[i] end
   end
   -- A fast path takes the arguments its C function takes (src/lua/largs.c):
   -- with more, the C function runs and raises as it does for every call.
-  -- Metamethods take what Lua passes them.
+  -- Metamethods take what Lua passes them. nd.add and t:add, installed
+  -- one after the other, share their wrapper.
   local nargs, select = C.nargs, select
-  function ext.fast(tbl, key, f, slow, ns) -- ns: "linalg" for nd.linalg
+  -- the last wrapper made, of which function, count and slow function
+  local last_w, last_f, last_n, last_slow
+  -- counted: f sends calls with too many arguments to the C function
+  -- itself (and needs no wrapper)
+  ext.nargs = nargs
+  function ext.fast(tbl, key, f, slow, ns, counted) -- ns: "linalg" for nd.linalg
     slow = slow or tbl[key]
-    local n = key:sub(1, 2) ~= "__" and nargs(key, ns) or -1
+    local n = key:sub(1, 2) ~= "__" and not counted and nargs(key, ns) or -1
     if n >= 0 then
-      local fast_f, slow_f = f, slow
-      f = function(...)
-        if select("#", ...) > n then return slow_f(...) end
-        return fast_f(...)
+      if f ~= last_f or n ~= last_n or slow ~= last_slow then
+        local fast_f, slow_f = f, slow
+        last_w, last_f, last_n, last_slow = function(...)
+          if select("#", ...) > n then return slow_f(...) end
+          return fast_f(...)
+        end, f, n, slow
       end
+      f = last_w
     end
-    fast[#fast + 1] = { tbl, key, f, slow }
+    local i = #tbls + 1
+    tbls[i], keys[i], fasts[i], slows[i] = tbl, key, f, slow
     tbl[key] = on and f or slow
   end
   local function use_ffi(v)

@@ -116,72 +116,88 @@ return function(ext)
   end
 
   -- The forms of one op: f(operands..., out) and, when C has one, the
-  -- in-place f_(a, operands...). Three wrappers for the three arities:
-  -- out follows the operands (fixed arities: the interpreter pays for
-  -- varargs).
+  -- in-place f_(a, operands...). Three pairs for the three arities (fixed
+  -- operands: the interpreter pays for varargs); a call with more
+  -- arguments goes to the C function, which raises.
+  local select, nargs = select, ext.nargs
   local function install(name, fam, op, n)
     local slow, slow_ = C[name], C[name .. "_"]
     local f, f_
     if n == 1 then
-      f = function(a, out)
-        if out == nil then
-          local o = new(fam, op, 1, a)
-          if o ~= nil then return o end
-        else
-          local ho = live(out)
-          if ho and call(ho, OUT, fam, op, 1, a) then return out end
+      f = function(a, out, ...)
+        if select("#", ...) == 0 then
+          if out == nil then
+            local o = new(fam, op, 1, a)
+            if o ~= nil then return o end
+          else
+            local ho = live(out)
+            if ho and call(ho, OUT, fam, op, 1, a) then return out end
+          end
         end
-        return slow(a, out)
+        return slow(a, out, ...)
       end
-      f_ = function(a)
-        local ha = live(a)
-        if ha and call(ha, INPLACE, fam, op, 1, a) then return a end
-        return slow_(a)
+      f_ = function(a, ...)
+        if select("#", ...) == 0 then
+          local ha = live(a)
+          if ha and call(ha, INPLACE, fam, op, 1, a) then return a end
+        end
+        return slow_(a, ...)
       end
     elseif n == 2 then
-      f = function(a, b, out)
-        if out == nil then
-          local o = new(fam, op, 2, a, b)
-          if o ~= nil then return o end
-        else
-          local ho = live(out)
-          if ho and call(ho, OUT, fam, op, 2, a, b) then return out end
+      f = function(a, b, out, ...)
+        if select("#", ...) == 0 then
+          if out == nil then
+            local o = new(fam, op, 2, a, b)
+            if o ~= nil then return o end
+          else
+            local ho = live(out)
+            if ho and call(ho, OUT, fam, op, 2, a, b) then return out end
+          end
         end
-        return slow(a, b, out)
+        return slow(a, b, out, ...)
       end
-      f_ = function(a, b)
-        local ha = live(a)
-        if ha and call(ha, INPLACE, fam, op, 2, a, b) then return a end
-        return slow_(a, b)
+      f_ = function(a, b, ...)
+        if select("#", ...) == 0 then
+          local ha = live(a)
+          if ha and call(ha, INPLACE, fam, op, 2, a, b) then return a end
+        end
+        return slow_(a, b, ...)
       end
     else
-      f = function(a, b, c, out)
-        if out == nil then
-          local o = new(fam, op, 3, a, b, c)
-          if o ~= nil then return o end
-        else
-          local ho = live(out)
-          if ho and call(ho, OUT, fam, op, 3, a, b, c) then return out end
+      f = function(a, b, c, out, ...)
+        if select("#", ...) == 0 then
+          if out == nil then
+            local o = new(fam, op, 3, a, b, c)
+            if o ~= nil then return o end
+          else
+            local ho = live(out)
+            if ho and call(ho, OUT, fam, op, 3, a, b, c) then return out end
+          end
         end
-        return slow(a, b, c, out)
+        return slow(a, b, c, out, ...)
       end
-      f_ = function(a, b, c)
-        local ha = live(a)
-        if ha and call(ha, INPLACE, fam, op, 3, a, b, c) then return a end
-        return slow_(a, b, c)
+      f_ = function(a, b, c, ...)
+        if select("#", ...) == 0 then
+          local ha = live(a)
+          if ha and call(ha, INPLACE, fam, op, 3, a, b, c) then return a end
+        end
+        return slow_(a, b, c, ...)
       end
     end
-    ext.fast(nd, name, f, slow)
-    ext.fast(methods, name, f, slow)
+    -- C's count is these forms' (else the generic wrapper counts)
+    local counted = nargs(name) == n + 1
+    ext.fast(nd, name, f, slow, nil, counted)
+    ext.fast(methods, name, f, slow, nil, counted)
     if slow_ then
-      ext.fast(nd, name .. "_", f_, slow_)
-      ext.fast(methods, name .. "_", f_, slow_)
+      counted = nargs(name .. "_") == n
+      ext.fast(nd, name .. "_", f_, slow_, nil, counted)
+      ext.fast(methods, name .. "_", f_, slow_, nil, counted)
     end
     return f
   end
 
   local meta = { add = "__add", sub = "__sub", mul = "__mul", div = "__div", pow = "__pow" }
-  for _, row in ipairs(C.optable) do
+  for _, row in ipairs(C.optable()) do
     local fam = FAMILY[row.family]
     if fam and (row.family == "op" or row.family == "math") then
       local f = install(row.name, fam, row.id, row.arity)
@@ -294,46 +310,57 @@ return function(ext)
     if r2 ~= nil then return r, r2 end
     return r
   end
-  for _, row in ipairs(C.fcalls) do
-    local id, name, n, slow = row.id, row.name, row.results, nil
-    local tbl = row.module == "linalg" and nd.linalg or nd
-    slow = tbl[name]
-    local function call(g, h, t, a, b, c, d) -- t's header h (nil: a constructor)
-      if busy then return false end
-      busy = true -- from here xv, ts, tl and dv hold this call's values
-      local ka, kb, kc, kd = kind_of(a, 0), kind_of(b, 1), kind_of(c, 2), kind_of(d, 3)
-      local code = 0
-      if ka and kb and kc and kd then
-        plan.storage, plan2.storage, plan3.storage = scratch, scratch2, scratch3
-        code = fcall(err, plans, id, h, ts, tl, xv, dv, ka + kb * 8 + kc * 64 + kd * 512, g)
-      end
-      if code ~= 1 and code ~= 3 then
-        busy = false
-        return code == 2, t
-      end
-      local r, r2, r3 = results(code, 1, n, t, h)
-      busy = false
-      if code == 1 then refill() end
-      return true, r, r2, r3
+  -- row id's call (n results) of t (header h; nil: a constructor): one
+  -- function for every row (a closure per row cost the heap, and so every
+  -- collection, a kilobyte each)
+  local function call(id, n, g, h, t, a, b, c, d)
+    if busy then return false end
+    busy = true -- from here xv, ts, tl and dv hold this call's values
+    local ka, kb, kc, kd = kind_of(a, 0), kind_of(b, 1), kind_of(c, 2), kind_of(d, 3)
+    local code = 0
+    if ka and kb and kc and kd then
+      plan.storage, plan2.storage, plan3.storage = scratch, scratch2, scratch3
+      code = fcall(err, plans, id, h, ts, tl, xv, dv, ka + kb * 8 + kc * 64 + kd * 512, g)
     end
+    if code ~= 1 and code ~= 3 then
+      busy = false
+      return code == 2, t
+    end
+    local r, r2, r3 = results(code, 1, n, t, h)
+    busy = false
+    if code == 1 then refill() end
+    return true, r, r2, r3
+  end
+  for _, row in ipairs(C.fcalls()) do
+    local id, name, n = row.id, row.name, row.results
+    local tbl = row.module == "linalg" and nd.linalg or nd
+    local slow = tbl[name]
+    -- at most k values after t reach C (C's count, else 4: then the
+    -- generic wrapper counts)
+    local ns = row.module ~= "" and row.module or nil
+    local count = nargs(name, ns)
+    local counted = count >= 0
+    local k = math.min(4, counted and (row.values_only and count or count - 1) or 4)
     local f
     if row.values_only then -- ...: the classic function sees as many
       f = function(...)
-        if select("#", ...) <= 4 then
-          local ok, r, r2, r3 = call(gen, nil, nil, ...)
+        if select("#", ...) <= k then
+          local ok, r, r2, r3 = call(id, n, gen, nil, nil, ...)
           if ok then return trim(r, r2, r3) end
         end
         return slow(...)
       end
       local gslow = gmethods[name]
       if gslow then -- g:rand(...)
+        local gk = nargs(name, "generator")
+        gk = gk >= 0 and math.min(4, gk - 1) or 4
         ext.fast(gmethods, name, function(g, ...)
-          if gens[g] and select("#", ...) <= 4 then
-            local ok, r, r2, r3 = call(g, nil, nil, ...)
+          if gens[g] and select("#", ...) <= gk then
+            local ok, r, r2, r3 = call(id, n, g, nil, nil, ...)
             if ok then return trim(r, r2, r3) end
           end
           return gslow(g, ...)
-        end, gslow, "generator")
+        end, gslow, "generator", nargs(name, "generator") >= 0)
       end
     elseif row.generator then -- t:uniform_(lo, hi [, g]): value `at` may be g
       local at = row.generator
@@ -341,13 +368,13 @@ return function(ext)
         local g
         if at == 1 then g, a = a, nil elseif at == 2 then g, b = b, nil
         elseif at == 3 then g, c = c, nil else g, d = d, nil end
-        if g == nil then return call(gen, h, t, a, b, c, d) end
+        if g == nil then return call(id, n, gen, h, t, a, b, c, d) end
         if not gens[g] then return false end
-        return call(g, h, t, a, b, c, d)
+        return call(id, n, g, h, t, a, b, c, d)
       end
       f = function(t, ...)
         local h = live(t)
-        if h ~= nil and select("#", ...) <= 4 then
+        if h ~= nil and select("#", ...) <= k then
           local ok, r, r2, r3 = given(h, t, ...)
           if ok then return trim(r, r2, r3) end
         end
@@ -356,8 +383,8 @@ return function(ext)
     else
       f = function(t, ...)
         local h = live(t)
-        if h ~= nil and select("#", ...) <= 4 then
-          local ok, r, r2, r3 = call(gen, h, t, ...)
+        if h ~= nil and select("#", ...) <= k then
+          local ok, r, r2, r3 = call(id, n, gen, h, t, ...)
           if ok then return trim(r, r2, r3) end
         end
         return slow(t, ...)
@@ -372,8 +399,8 @@ return function(ext)
         return v, w
       end
     end
-    ext.fast(tbl, name, f, slow_exact, row.module ~= "" and row.module or nil)
-    if tbl == nd and methods[name] then ext.fast(methods, name, f, slow_exact) end
+    ext.fast(tbl, name, f, slow_exact, ns, counted)
+    if tbl == nd and methods[name] then ext.fast(methods, name, f, slow_exact, nil, counted) end
   end
 
   -- clone of a small tensor: a new small row-major tensor (as the

@@ -1,7 +1,7 @@
 /* nd.h's lists for the Lua layer (lua/), which never retypes a C number
  * (issue 22): reordering an enum or adding a dtype or an op changes what
  * Lua reads here, nothing else. Both are internal (lua/nd.lua):
- *   C.optable: one row per op of ND_OPS, ND_MATH_OPS and ND_REDUCE_OPS,
+ *   C.optable(): one row per op of ND_OPS, ND_MATH_OPS and ND_REDUCE_OPS,
  *     { name =, id = (its enum value), family = "op" | "math" | "reduce",
  *       arity = 1 | 2, result = "same" | "float" | "bool",
  *       integers = true (integer and bool operands only) or nil };
@@ -36,7 +36,10 @@ static void op_row(lua_State *L, int i, const char *name, int id,
   lua_rawseti(L, -2, i);
 }
 
-void ndL_open_consts(lua_State *L) {
+/* A function, not a table: the rows are read once, while lua/ops.lua
+ * installs the fast paths (and by nd.internal); a table kept in C would
+ * cost every collection 18 KB of heap to traverse. */
+static int l_optable(lua_State *L) {
   int i = 0;
   lua_createtable(L, ND_NOPS + ND_NMATH + ND_NREDUCE, 0);
 #define ROW(E, name, ar, cls, family)                                       \
@@ -48,6 +51,12 @@ void ndL_open_consts(lua_State *L) {
   op_row(L, ++i, #name, ND_R_##E, family, ar, #cls[0]);
   ND_REDUCE_OPS(ROW, "reduce")
 #undef ROW
+  return 1;
+}
+
+void ndL_open_consts(lua_State *L) {
+  int i = 0;
+  lua_pushcfunction(L, l_optable);
   lua_setfield(L, -2, "optable");
 
   lua_createtable(L, 0, 8);

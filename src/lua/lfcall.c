@@ -798,9 +798,9 @@ int ndL_fcall(nd_err *e, nd_tensor *const *r, int id, const nd_tensor *t,
   return code;
 }
 
-/* C.fcalls: { name, module, id, results, values_only [, generator] } per
- * row. */
-void ndL_open_fcalls(lua_State *L) {
+/* C.fcalls(): { name, module, id, results, values_only [, generator] }
+ * per row; a function, as C.optable() (lconsts.c) is. */
+static int l_fcalls(lua_State *L) {
   lua_newtable(L);
   for (int i = 0; i < NROWS; i++) {
     lua_newtable(L);
@@ -821,5 +821,10 @@ void ndL_open_fcalls(lua_State *L) {
     }
     lua_rawseti(L, -2, i + 1);
   }
+  return 1;
+}
+
+void ndL_open_fcalls(lua_State *L) {
+  lua_pushcfunction(L, l_fcalls);
   lua_setfield(L, -2, "fcalls");
 }
