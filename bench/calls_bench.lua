@@ -377,21 +377,33 @@ if #untimed > 0 then print("(rows of C.fcalls without arguments here: " .. table
 
 print("\n== calls: per-call overhead of out= (3 elements minus 3 x the per-element time at 1 M)")
 -- C 3: the same call from C (bench/ref_core.c, the build's own core, the
--- same values), so "binding" is what the call from Lua adds to the core's
--- own time; the rest of an op's overhead is the core's.
+-- same values), timed in turn with the call from Lua (medians of both),
+-- so "binding" is what the call from Lua adds to the core's own time;
+-- the rest of an op's overhead is the core's.
 local has_core, ref_core = pcall(require, "ref_core")
+local env3 = operands({ 3 })
 local a3, b3 = {}, {}
-if has_core then
-  local env = operands({ 3 })
-  for i = 1, 3 do a3[i], b3[i] = env.a:get(i), env.b:get(i) end
+for i = 1, 3 do a3[i], b3[i] = env3.a:get(i), env3.b:get(i) end
+local function median(xs)
+  table.sort(xs)
+  return xs[math.floor((#xs + 1) / 2)]
 end
-local function core3(row)
-  if not has_core or row.integers then return nil end
-  local ok, t = pcall(ref_core.time, row.family, row.id, row.arity, a3, b3, ROUNDS)
-  return ok and t or nil
+local function core3(row) -- C's time, Lua's time (nil: no C reference)
+  if not has_core or row.integers or not pcall(ref_core.time, row.family, row.id, row.arity, a3, b3, 1) then
+    return nil
+  end
+  local form = op_forms(row)[2]
+  local fn = compile(form[2], env3)
+  local tc, tl = {}, {}
+  for r = 1, ROUNDS do
+    tl[r] = lib.time(fn, 1)
+    tc[r] = ref_core.time(row.family, row.id, row.arity, a3, b3, 1)
+  end
+  return median(tc), median(tl)
 end
 print(("%-14s %10s %10s %12s %13s %8s %8s %9s"):format("op", "out 3 ns", "1M us", "ns/element",
   "overhead ns", "vs add", "C 3 ns", "binding"))
+-- (binding: the Lua call timed again beside C's, not the "out 3" column)
 local function overhead(name)
   local t3, t1m = results[name] and results[name].t["out|3"], big[name]
   if not t3 or not t1m then return nil end
@@ -402,8 +414,8 @@ local binds = {}
 for _, row in ipairs(ops) do
   local over, t3, t1m = overhead(row.name)
   if over then
-    local c3 = core3(row)
-    local bind = c3 and t3 - c3
+    local c3, l3 = core3(row)
+    local bind = c3 and l3 - c3
     if bind then binds[#binds + 1] = { bind, row.name } end
     print(("%-14s %10.1f %10.1f %12.3f %13.1f %8s %8s %9s"):format(row.name, t3 * 1e9, t1m * 1e6,
       t1m / 1e6 * 1e9, over * 1e9, add_over and ("%.2fx"):format(over / add_over) or "-",
@@ -413,7 +425,7 @@ end
 if #binds > 0 then
   table.sort(binds, function(x, y) return x[1] < y[1] end)
   local med, top = binds[math.floor((#binds + 1) / 2)], binds[#binds]
-  print(("binding (out 3 minus C 3) over %d ops: median %.1f ns, max %.1f ns (%s)")
+  print(("binding (out 3 from Lua minus C 3, timed in turn) over %d ops: median %.1f ns, max %.1f ns (%s)")
     :format(#binds, med[1] * 1e9, top[1] * 1e9, top[2]))
 end
 
