@@ -10,12 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "ref_time.h"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int l_gemm(lua_State *L) {
   int n = (int)luaL_checkinteger(L, 1);
@@ -39,7 +35,7 @@ static int l_gemm(lua_State *L) {
   }
   double t0 = 0;
   for (long r = -1; r < calls; r++) {
-    if (r == 0) t0 = now();
+    if (r == 0) t0 = ref_now();
     if (dbl)
       cblas_dgemm(CblasRowMajor, ta, tb, n, n, n, 1.0,
                   (double *)a, n, (double *)b, n, 0.0, (double *)c, n);
@@ -47,7 +43,7 @@ static int l_gemm(lua_State *L) {
       cblas_sgemm(CblasRowMajor, ta, tb, n, n, n, 1.0f,
                   (float *)a, n, (float *)b, n, 0.0f, (float *)c, n);
   }
-  double t = (now() - t0) / (double)calls;
+  double t = (ref_now() - t0) / (double)calls;
   free(a); free(b); free(c);
   lua_pushnumber(L, t);
   return 1;

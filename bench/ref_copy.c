@@ -5,12 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "ref_time.h"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int l_memcpy(lua_State *L) {
   size_t n = (size_t)luaL_checknumber(L, 1);
@@ -22,9 +18,9 @@ static int l_memcpy(lua_State *L) {
   memset(b, 2, n);
   double best = 1e30;
   for (int r = 0; r < reps; r++) {
-    double t0 = now();
+    double t0 = ref_now();
     memcpy(b, a, n);
-    double t = now() - t0;
+    double t = ref_now() - t0;
     if (t < best) best = t;
   }
   volatile char sink = b[n / 2];

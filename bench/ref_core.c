@@ -14,17 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "ref_time.h"
 
-static double cpu(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return a < b ? -1 : a > b;
-}
+static double cpu(void) { return ref_clock(CLOCK_THREAD_CPUTIME_ID); }
 
 static int filled(lua_State *L, int idx, nd_tensor *t, int64_t n) {
   nd_err e = {0};
@@ -94,11 +86,10 @@ static int l_time(lua_State *L) {
     for (long i = 0; i < k; i++) call(math, arity, &o, op, &a, &b);
     t[r] = (cpu() - t0) / (double)k;
   }
-  qsort(t, (size_t)reps, sizeof t[0], cmp);
   nd_release(&a);
   nd_release(&b);
   nd_release(&o);
-  lua_pushnumber(L, t[reps / 2]);
+  lua_pushnumber(L, ref_median(t, reps));
   return 1;
 }
 

@@ -6,12 +6,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
+#include "ref_time.h"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 typedef struct { float *a, *b, *c; size_t lo, hi; } part;
 
@@ -23,10 +19,6 @@ __attribute__((optimize("O3"))) static void *add_part(void *arg) {
   return NULL;
 }
 
-static int cmp(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return a < b ? -1 : a > b;
-}
 
 static int l_add(lua_State *L) {
   size_t n = (size_t)luaL_checknumber(L, 1);
@@ -43,20 +35,19 @@ static int l_add(lua_State *L) {
   part ps[64];
   pthread_t tid[64];
   for (int r = 0; r < reps; r++) {
-    double t0 = now();
+    double t0 = ref_now();
     for (int k = 0; k < nt; k++) {
       ps[k] = (part){a, b, c, n * (size_t)k / (size_t)nt, n * (size_t)(k + 1) / (size_t)nt};
       if (k > 0) pthread_create(&tid[k], NULL, add_part, &ps[k]);
     }
     add_part(&ps[0]);
     for (int k = 1; k < nt; k++) pthread_join(tid[k], NULL);
-    t[r] = now() - t0;
+    t[r] = ref_now() - t0;
   }
-  qsort(t, (size_t)reps, sizeof t[0], cmp);
   volatile float sink = c[n / 2];
   (void)sink;
   free(a); free(b); free(c);
-  lua_pushnumber(L, t[reps / 2]);
+  lua_pushnumber(L, ref_median(t, reps));
   return 1;
 }
 

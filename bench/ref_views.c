@@ -11,21 +11,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include "ref_time.h"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-static double median(double *t, int n) {
-  qsort(t, (size_t)n, sizeof *t, cmp);
-  return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-}
 
 static void *fresh(size_t n) {
   void *p = NULL;
@@ -47,17 +35,17 @@ static int l_memcpy_fresh(lua_State *L) {
   if (!a) return luaL_error(L, "memcpy_fresh: out of memory");
   memset(a, 1, n);
   for (int r = 0; r < reps; r++) {
-    double t0 = now();
+    double t0 = ref_now();
     char *b = fresh(n);
     if (!b) return luaL_error(L, "memcpy_fresh: out of memory");
     memcpy(b, a, n);
-    t[r] = now() - t0;
+    t[r] = ref_now() - t0;
     volatile char sink = b[n / 2];
     (void)sink;
     free(b);
   }
   free(a);
-  lua_pushnumber(L, median(t, reps));
+  lua_pushnumber(L, ref_median(t, reps));
   return 1;
 }
 
@@ -70,18 +58,18 @@ static int l_naive_transpose(lua_State *L) {
   if (!a) return luaL_error(L, "naive_transpose: out of memory");
   for (size_t k = 0; k < n * n; k++) a[k] = (float)k;
   for (int r = 0; r < reps; r++) {
-    double t0 = now();
+    double t0 = ref_now();
     float *b = fresh(n * n * sizeof(float));
     if (!b) return luaL_error(L, "naive_transpose: out of memory");
     for (size_t i = 0; i < n; i++)
       for (size_t j = 0; j < n; j++) b[i * n + j] = a[j * n + i];
-    t[r] = now() - t0;
+    t[r] = ref_now() - t0;
     volatile float sink = b[n];
     (void)sink;
     free(b);
   }
   free(a);
-  lua_pushnumber(L, median(t, reps));
+  lua_pushnumber(L, ref_median(t, reps));
   return 1;
 }
 
