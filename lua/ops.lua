@@ -305,10 +305,10 @@ return function(ext)
     end
     return r, results(code, k + 1, n, t, h)
   end
-  local function trim(r, r2, r3) -- as many values as were made
+  local function trim(r, r2, r3) -- as many values as were made (none: set_num_threads)
     if r3 ~= nil then return r, r2, r3 end
     if r2 ~= nil then return r, r2 end
-    return r
+    if r ~= nil then return r end
   end
   -- row id's call (n results) of t (header h; nil: a constructor): one
   -- function for every row (a closure per row cost the heap, and so every
@@ -391,7 +391,7 @@ return function(ext)
       end
     end
     local slow_exact = slow -- a value read again exactly (int64 past 2^53)
-    if row.results < 3 then
+    if row.results > 0 and row.results < 3 then
       slow_exact = function(...)
         local v, w = slow(...)
         if not exact(v) then return f(...) end

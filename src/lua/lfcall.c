@@ -241,6 +241,15 @@ static int f_flatten(call *c) { /* ([start [, end]]) */
   return made(nd_flatten(c->e, c->r[0], c->t, n ? a : 0, n ? b : 0), c, 0);
 }
 
+/* storage(): the whole storage, 1-D from its first element (ltensor.c's
+ * rule), a view of t as reshape's. (as_strided stays classic: as a row
+ * its two tables' side trace failed to compile in some loops, 8 us a
+ * call; see docs/ref-embedding.md.) */
+static int f_storage(call *c) {
+  int64_t n = c->t->storage->nbytes / nd_dtype_size(c->t->dtype), one = 1;
+  return made(nd_as_strided(c->e, c->r[0], c->t, 1, &n, &one, 0), c, 0);
+}
+
 /* ---- scans, softmax, sorting, statistics (lsort.c's rules) ---- */
 static int f_cumsum(call *c) {
   int d = dim_of(c, 0);
@@ -428,6 +437,15 @@ static int nan_to_num(call *c, int inplace) {
 }
 static int f_nan_to_num(call *c) { return nan_to_num(c, 0); }
 static int f_nan_to_num_(call *c) { return nan_to_num(c, 1); }
+/* set_num_threads(n): lops.c's bounds (get_num_threads, same_storage and
+ * may_overlap stay classic: a value through a row costs ~100 ns, the
+ * classic call 25-45). */
+static int f_set_num_threads(call *c) {
+  int64_t n;
+  if (!whole(c, 0, &n) || n < 1 || n > 1024) return REFUSED;
+  nd_set_num_threads((int)n);
+  return SELF;
+}
 static int f_isclose(call *c) { /* (b [, rtol [, atol [, equal_nan]]]) */
   nd_operand a = {c->t, c->t->dtype, 0, 0}, b;
   if (kind(c, 0) == K_TENSOR) {
@@ -664,6 +682,7 @@ static const struct {
     {"argmax", "", 1, "**", f_argext, 0, ND_R_MAX},
     {"contiguous", "", 1, "", f_contiguous, 0, 0},
     {"reshape", "", 1, "****", f_reshape, 0, 0},
+    {"storage", "", 1, "", f_storage, 0, 0},
     {"flatten", "", 1, "nn", f_flatten, 0, 0},
     {"to", "", 1, "D", f_to, 0, 0},
     {"float", "", 1, "", f_float, 0, 0},
@@ -728,6 +747,7 @@ static const struct {
     {"nan_to_num", "", 1, "nnn", f_nan_to_num, 0, 0},
     {"nan_to_num_", "", 0, "nnn", f_nan_to_num_, 0, 0},
     {"isclose", "", 1, "Vnn*", f_isclose, 0, 0},
+    {"set_num_threads", "", 0, "N", f_set_num_threads, 1, 0},
     {"rand", "", 1, "****", f_rand, 1, 0},
     {"randn", "", 1, "****", f_randn, 1, 0},
     {"randint", "", 1, "NN**", f_randint, 1, 0},
