@@ -353,11 +353,29 @@ nd_status nd_bmm(nd_err *e, nd_tensor *out, const nd_tensor *a,
                  const nd_tensor *b);
 nd_status nd_outer(nd_err *e, nd_tensor *out, const nd_tensor *a,
                    const nd_tensor *b);
-/* out = beta * c + alpha * (a @ b); a, b 2-D, c broadcast to the result.
- * With beta == 0, c is not read (NaNs in it do not propagate). */
+/* The fused updates (PyTorch's): out = beta * c + alpha * (a @ b), c
+ * broadcast to the product's shape; out may be c itself (the in-place
+ * forms: then c must have the result's shape and dtype). With beta == 0,
+ * c is not read (NaNs in it do not propagate). BLAS takes beta and alpha
+ * (float dtypes); integer results need whole beta and alpha. addmm: a, b
+ * 2-D; addmv: a 2-D, x 1-D; addr: x, y 1-D (c += x y^T); baddbmm: a, b
+ * 3-D with equal batch, a product per batch element; addbmm: the same
+ * products summed into one matrix. */
 nd_status nd_addmm(nd_err *e, nd_tensor *out, const nd_tensor *c,
                    const nd_tensor *a, const nd_tensor *b, double beta,
                    double alpha);
+nd_status nd_addmv(nd_err *e, nd_tensor *out, const nd_tensor *c,
+                   const nd_tensor *a, const nd_tensor *x, double beta,
+                   double alpha);
+nd_status nd_addr(nd_err *e, nd_tensor *out, const nd_tensor *c,
+                  const nd_tensor *x, const nd_tensor *y, double beta,
+                  double alpha);
+nd_status nd_baddbmm(nd_err *e, nd_tensor *out, const nd_tensor *c,
+                     const nd_tensor *a, const nd_tensor *b, double beta,
+                     double alpha);
+nd_status nd_addbmm(nd_err *e, nd_tensor *out, const nd_tensor *c,
+                    const nd_tensor *a, const nd_tensor *b, double beta,
+                    double alpha);
 
 /* ---- elementwise ops and reductions (src/core/kernels/elementwise*.c, reduce.c) -- */
 /* Operands broadcast (NumPy rules) and promote as PyTorch's do. An operand

@@ -1,6 +1,7 @@
 -- matmul through OpenBLAS: every layout of a, b and out against a plain
 -- triple loop, the plan's zero-copy claims against the stride rule, and
--- the forms mm mv dot bmm outer addmm.
+-- the forms mm mv dot bmm outer and the fused updates (addmm, addmv, addr,
+-- baddbmm, addbmm).
 local nd = require "nd"
 
 -- ---- a reference in plain Lua -------------------------------------------
@@ -595,6 +596,108 @@ describe("addmm", function()
       "addmm: beta must be a number")
     assert_error_matches(function() nd.addmm(nd.empty(2, 2), nd.empty(2, 3), nd.empty(3, 2), 1, 1, nd.empty(3, 3)) end,
       "addmm: out has shape {3,3}")
+  end)
+end)
+
+describe("the fused updates addmv, addr, baddbmm, addbmm", function()
+  before_each(function() nd.manual_seed(11) end)
+
+  -- beta * c + alpha * P, P the product each one names, from ref_matmul
+  local function product(name, a, b)
+    if name == "addr" then return ref_matmul(a:view(-1, 1), b:view(1, -1)) end
+    if name ~= "addbmm" then return ref_matmul(a, b) end
+    local ev, es = ref_matmul(a, b) -- every batch's product, summed
+    local n = es[2] * es[3]
+    local sum = {}
+    for i = 1, n do sum[i] = 0 end
+    for i = 1, #ev do sum[(i - 1) % n + 1] = sum[(i - 1) % n + 1] + ev[i] end
+    return sum, { es[2], es[3] }
+  end
+  local function ref(name, c, a, b, beta, alpha)
+    local pv, ps = product(name, a, b)
+    local cv = flat(c:expand(ps):contiguous())
+    for i = 1, #pv do pv[i] = (beta ~= 0 and beta * cv[i] or 0) + alpha * pv[i] end
+    return pv, ps
+  end
+  -- each: c, a, b of its shapes, in plain and odd layouts
+  local cases = {
+    addmv = function(dt) return nd.randn(3):to(dt), nd.randn(4, 3):t():to(dt), nd.randn(9)[{ { 1, 8, 2 } }]:to(dt) end,
+    addr = function(dt) return nd.randn(4, 3):t():to(dt), nd.randn(3):to(dt):flip(1), nd.randn(4):to(dt) end,
+    baddbmm = function(dt) return nd.randn(1, 3, 5):to(dt), nd.randn(2, 4, 3):transpose(2, 3):to(dt), nd.randn(2, 4, 5):to(dt) end,
+    addbmm = function(dt) return nd.randn(5):to(dt), nd.randn(3, 4, 2):permute(1, 3, 2):to(dt), nd.randn(3, 5, 4):transpose(2, 3):to(dt) end,
+  }
+  for name, make_case in pairs(cases) do
+    it(name .. ": new result, out= and in place, any layout, float and integer", function()
+      for _, dt in ipairs({ "float64", "float32", "int64" }) do
+        local tol = dt == "float32" and 1e-5 or dt == "float64" and 1e-12 or nil
+        local c, a, b = make_case(dt)
+        if dt == "int64" then c, a, b = (c * 4):long(), (a * 4):long(), (b * 4):long() end
+        for _, ba in ipairs({ { 1, 1 }, { 0.5, 2 }, { 0, -1 }, { -2, 3 } }) do
+          local beta, alpha = ba[1], ba[2]
+          if dt == "int64" and beta == 0.5 then beta = 2 end
+          local ev, es = ref(name, c, a, b, beta, alpha)
+          assert_matches(ev, es, nd[name](c, a, b, beta, alpha), tol)
+          assert_matches(ev, es, c[name](c, a, b, beta, alpha), tol)
+          local out = nd.full(es, SENTINEL, dt)
+          assert.equals(out, nd[name](c, a, b, beta, alpha, out))
+          assert_matches(ev, es, out, tol)
+          local full = c:expand(es):clone()
+          assert.equals(full, full[name .. "_"](full, a, b, beta, alpha))
+          assert_matches(ev, es, full, tol)
+        end
+        local ev, es = ref(name, c, a, b, 1, 1)
+        assert_matches(ev, es, nd[name](c, a, b), tol)
+        local out = nd.full(es, SENTINEL, dt)
+        assert.equals(out, nd[name](c, a, b, out)) -- out straight after the tensors
+        assert_matches(ev, es, out, tol)
+      end
+    end)
+  end
+  it("ignore c when beta is 0 (its NaNs do not spread)", function()
+    local v = nd.ones(2)
+    assert.same({ 2, 2 }, nd.addmv(nd.full({ 2 }, 0 / 0), nd.ones(2, 2), v, 0, 1):totable())
+    assert.same({ { 1, 1 }, { 1, 1 } }, nd.addr(nd.full({ 2, 2 }, 0 / 0), v, v, 0):totable())
+    local nan = nd.full({ 2, 2 }, 0 / 0)
+    nan:addbmm_(nd.ones(3, 2, 1), nd.ones(3, 1, 2), 0, 1)
+    assert.same({ { 3, 3 }, { 3, 3 } }, nan:totable())
+  end)
+  it("give beta * c for an empty batch or k = 0", function()
+    local c = nd.tensor({ { 1, 2 }, { 3, 4 } })
+    assert.same({ { 3, 6 }, { 9, 12 } }, nd.addbmm(c, nd.empty(0, 2, 3), nd.empty(0, 3, 2), 3):totable())
+    assert.same({ 2, 4 }, nd.addmv(nd.tensor({ 1, 2 }), nd.empty(2, 0), nd.empty(0), 2):totable())
+    local ci = c:int()
+    ci:addbmm_(nd.empty(0, 2, 1, "int32"), nd.empty(0, 1, 2, "int32"), -1)
+    assert.same({ { -1, -2 }, { -3, -4 } }, ci:totable())
+  end)
+  it("read a and b before writing a result that overlaps them", function()
+    local a = nd.tensor({ { 1, 2 }, { 3, 4 } })
+    local x = a:select(2, 1) -- {1, 3}, inside a
+    a:select(2, 2):addmv_(a, x) -- {2, 4} + a @ {1, 3}
+    assert.same({ { 1, 9 }, { 3, 19 } }, a:totable())
+    local v = nd.tensor({ 1, 2 })
+    local m = nd.zeros(2, 2)
+    nd.addr(m, v, v, 1, 1, m)
+    assert.same({ { 1, 2 }, { 2, 4 } }, m:totable())
+  end)
+  it("check their arguments, naming the function called", function()
+    local c, A, x = nd.zeros(2), nd.zeros(2, 2), nd.zeros(2)
+    assert_error_matches(function() nd.addmv(c, A, A) end, "addmv: expected 2-D and 1-D tensors")
+    assert_error_matches(function() nd.addr(A, A, x) end, "addr: expected 1-D and 1-D tensors")
+    assert_error_matches(function() nd.baddbmm(nd.zeros(2, 2, 2), nd.zeros(2, 2, 2), nd.zeros(3, 2, 2)) end,
+      "baddbmm: batch sizes 2 and 3 differ")
+    assert_error_matches(function() nd.addbmm(A, nd.zeros(2, 2, 3), nd.zeros(2, 2, 3)) end, "addbmm: shapes")
+    assert_error_matches(function() nd.addmv(nd.zeros(3), A, x) end, "addmv: c of shape {3} does not broadcast")
+    assert_error_matches(function() c:addmv_(A, x, 1, 1, 5) end, "addmv_: takes (c, a, x [, beta, alpha]), got 6")
+    assert_error_matches(function() c:int():addmv_(A, x) end,
+      "addmv_: c has shape {2} and dtype int32; the update makes shape {2} and dtype float64")
+    assert_error_matches(function() nd.zeros(1):addmv_(A, x) end, "addmv_: c has shape {1}")
+    assert_error_matches(function() nd.addmv(c, A, x, "x") end, "addmv: beta must be a number, got string")
+    assert_error_matches(function() c:addr_(x, x) end, "addr_: c has shape {2}")
+    assert_error_matches(function() nd.addmv(c:int(), A:int(), x:int(), 0.5) end,
+      "addmv: beta must be an integer for a int32 result")
+    assert_error_matches(function() x:expand(2, 2):addr_(x, x) end, "addr_:")
+    local ok = pcall(nd.baddbmm, nd.zeros(2, 2, 2), nd.zeros(2, 2, 2), nd.zeros(2, 2, 2), 1, 1, nd.zeros(2, 2, 2), 1)
+    assert.is_false(ok)
   end)
 end)
 

@@ -346,10 +346,19 @@ PRODUCT(mm, 0)
 PRODUCT(mv, 0)
 PRODUCT(bmm, 0)
 PRODUCT(outer, 0)
-static int f_addmm(call *c) { /* (a, b [, beta, alpha]) */
-  return made(nd_addmm(c->e, c->r[0], c->t, c->ts[0], c->ts[1], num(c, 2, 1),
-                       num(c, 3, 1)), c, 0);
-}
+/* The fused updates (a, b [, beta, alpha]): a new result, or in place
+ * (f_name_: t the result). */
+#define FUSED(name)                                                         \
+  static int f_##name(call *c) {                                            \
+    return made(nd_##name(c->e, c->r[0], c->t, c->ts[0], c->ts[1],          \
+                          num(c, 2, 1), num(c, 3, 1)), c, 0);               \
+  }                                                                         \
+  static int f_##name##_(call *c) {                                         \
+    return self(nd_##name(c->e, (nd_tensor *)c->t, c->t, c->ts[0], c->ts[1], \
+                          num(c, 2, 1), num(c, 3, 1)));                     \
+  }
+ND_FUSED_UPDATES(FUSED)
+#undef FUSED
 
 /* ---- indexing with tensors (lindex.c's rules; positions from base 1) - */
 static int f_index_select(call *c) {
@@ -713,7 +722,10 @@ static const struct {
     {"mv", "", 1, "T", f_mv, 0, 0},
     {"bmm", "", 1, "T", f_bmm, 0, 0},
     {"outer", "", 1, "T", f_outer, 0, 0},
-    {"addmm", "", 1, "TTnn", f_addmm, 0, 0},
+#define FUSED_ROWS(name)                                                    \
+  {#name, "", 1, "TTnn", f_##name, 0, 0}, {#name "_", "", 0, "TTnn", f_##name##_, 0, 0},
+    ND_FUSED_UPDATES(FUSED_ROWS)
+#undef FUSED_ROWS
     {"index_select", "", 1, "NT", f_index_select, 0, 0},
     {"gather", "", 1, "NT", f_gather, 0, 0},
     {"take", "", 1, "T", f_take, 0, 0},

@@ -1,4 +1,5 @@
-/* Matmul: matmul, mm, mv, dot, bmm, outer, addmm and matmul_plan. (Under
+/* Matmul: matmul, mm, mv, dot, bmm, outer, the fused updates (addmm,
+ * addmv, addr, baddbmm, addbmm and their in-place forms) and matmul_plan. (Under
  * LuaJIT, lua/matmul.lua puts an FFI fast path in front of matmul.) */
 #include "lnd.h"
 #include <stdio.h>
@@ -39,40 +40,53 @@ static int l_dot(lua_State *L) {
   return 1;
 }
 
-static double number(lua_State *L, int idx, const char *what) {
+static double number(lua_State *L, int idx, const char *fn,
+                     const char *what) {
   if (lua_type(L, idx) != LUA_TNUMBER)
-    ndL_error(L, "addmm: %s must be a number, got %s", what,
-              luaL_typename(L, idx));
+    ndL_error(L, "%s: %s must be a number, got %s", fn, what,
+              ndL_typename(L, idx));
   return lua_tonumber(L, idx);
 }
 
-/* addmm(c, a, b [, beta, alpha] [, out]) = beta * c + alpha * (a @ b). */
-static int l_addmm(lua_State *L) {
-  nd_tensor *c = ndL_check(L, 1, "addmm"), *a = ndL_check(L, 2, "addmm"),
-            *b = ndL_check(L, 3, "addmm");
+/* The fused updates: fn(c, a, b [, beta, alpha] [, out]) = beta * c +
+ * alpha * (a @ b), a given out written and returned; in place (fn_,
+ * c:fn_(a, b [, beta, alpha])) c is the result. */
+typedef nd_status (*fused_fn)(nd_err *e, nd_tensor *out, const nd_tensor *c,
+                              const nd_tensor *a, const nd_tensor *b,
+                              double beta, double alpha);
+static int fused(lua_State *L, const char *fn, fused_fn f, int inplace) {
+  nd_tensor *c = ndL_check(L, 1, fn), *a = ndL_check(L, 2, fn),
+            *b = ndL_check(L, 3, fn);
   double beta = 1, alpha = 1;
-  int oi = 0;
-  if (ndL_test(L, 4)) {
+  int oi = inplace ? 1 : 0;
+  if (!inplace && ndL_test(L, 4)) {
     oi = 4;
   } else {
-    if (!lua_isnoneornil(L, 4)) beta = number(L, 4, "beta");
-    if (!lua_isnoneornil(L, 5)) alpha = number(L, 5, "alpha");
-    if (!lua_isnoneornil(L, 6)) {
-      ndL_check(L, 6, "addmm");
+    if (!lua_isnoneornil(L, 4)) beta = number(L, 4, fn, "beta");
+    if (!lua_isnoneornil(L, 5)) alpha = number(L, 5, fn, "alpha");
+    if (!inplace && !lua_isnoneornil(L, 6)) {
+      ndL_check(L, 6, fn);
       oi = 6;
     }
   }
   nd_err e = ndL_err();
   if (oi) {
-    NDL_CALL(L, e, nd_addmm(&e, ndL_test(L, oi), c, a, b, beta, alpha));
+    NDL_CALL_AS(L, fn, e, f(&e, ndL_test(L, oi), c, a, b, beta, alpha));
     lua_pushvalue(L, oi);
     return 1;
   }
   nd_tensor *r = ndL_new(L);
-  NDL_CALL(L, e, nd_addmm(&e, r, c, a, b, beta, alpha));
+  NDL_CALL_AS(L, fn, e, f(&e, r, c, a, b, beta, alpha));
   ndL_charge(L, r);
   return 1;
 }
+#define FUSED(name)                                                         \
+  static int l_##name(lua_State *L) { return fused(L, #name, nd_##name, 0); } \
+  static int l_##name##_(lua_State *L) {                                    \
+    return fused(L, #name "_", nd_##name, 1);                               \
+  }
+ND_FUSED_UPDATES(FUSED)
+#undef FUSED
 
 static void set_int(lua_State *L, const char *k, int64_t v) {
   ndL_pushint(L, v);
@@ -130,7 +144,10 @@ static int l_matmul_plan(lua_State *L) {
 void ndL_open_matmul(lua_State *L) {
   static const luaL_Reg fns[] = {
       {"matmul", l_matmul}, {"mm", l_mm}, {"mv", l_mv}, {"dot", l_dot},
-      {"bmm", l_bmm}, {"outer", l_outer}, {"addmm", l_addmm},
+      {"bmm", l_bmm}, {"outer", l_outer},
+#define FUSED_REG(name) {#name, l_##name}, {#name "_", l_##name##_},
+      ND_FUSED_UPDATES(FUSED_REG)
+#undef FUSED_REG
       {"matmul_plan", l_matmul_plan}, {NULL, NULL}};
   ndL_register(L, fns);
 }

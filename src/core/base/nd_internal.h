@@ -25,6 +25,11 @@
  * (*free_fn)(p, nbytes, *ud). */
 ND_EXPORT void *nd_hook_alloc(size_t nbytes, nd_free_fn *free_fn, void **ud);
 
+/* The fused updates of nd.h (nd_addmm ...: out = beta * c + alpha *
+ * product): X(name) each, for the core's entries (kernels/matmul.c) and the
+ * binding's functions and rows (src/lua/lmatmul.c, lfcall.c). */
+#define ND_FUSED_UPDATES(X) X(addmm) X(addmv) X(addr) X(baddbmm) X(addbmm)
+
 /* A fourth mode of the elementwise ops (nd.h's ND_NEW, ND_OUT,
  * ND_INPLACE): the new result's dtype, dims and strides into out, as
  * ND_NEW would make them, nothing allocated. When out comes with a

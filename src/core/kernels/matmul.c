@@ -1,6 +1,7 @@
 /* Matmul: executes the plan of matmul_plan.c -- the copies it names, then
  * one CBLAS call per batch element (or the plain loop for integer and bool
- * dtypes) -- and the forms built on it: mm, mv, dot, bmm, outer, addmm.
+ * dtypes) -- and the forms built on it: mm, mv, dot, bmm, outer, and the
+ * fused updates addmm, addmv, addr, baddbmm, addbmm.
  * Nothing here calls back into Lua: LuaJIT's FFI calls nd_matmul. */
 #include "matmul_plan.h"
 #include <cblas.h>
@@ -251,48 +252,122 @@ nd_status nd_outer(nd_err *e, nd_tensor *out, const nd_tensor *a,
   return product(e, "outer", out, &col, &row, 1, 0, -1);
 }
 
-/* ---- addmm ----------------------------------------------------------------- */
-nd_status nd_addmm(nd_err *e, nd_tensor *out, const nd_tensor *c,
-                   const nd_tensor *a, const nd_tensor *b, double beta,
-                   double alpha) {
+/* ---- the fused updates: out = beta * c + alpha * (a @ b) ----------------- */
+/* Which product of a and b: addmm's (2-D, 2-D), addmv's (2-D, 1-D),
+ * addr's (1-D, 1-D: a column times a row), baddbmm's (3-D, 3-D, one
+ * product per batch element) and addbmm's (the same, summed into one
+ * matrix). c is broadcast to the product's shape. */
+#define FU_ENUM(name) FU_##name,
+enum { ND_FUSED_UPDATES(FU_ENUM) }; /* da[] and db[] below are in this order */
+#undef FU_ENUM
+
+static int same_view(const nd_tensor *x, const nd_tensor *y) {
+  return x->storage == y->storage && x->offset == y->offset &&
+         x->dtype == y->dtype && x->ndim == y->ndim &&
+         !memcmp(x->size, y->size, sizeof(int64_t) * (size_t)x->ndim) &&
+         !memcmp(x->stride, y->stride, sizeof(int64_t) * (size_t)x->ndim);
+}
+
+/* Matrix i of the 3-D t, or (i < 0) a matrix of its last two dims with k
+ * elements along dim `kd` (addbmm's shape for the plan; k = 0 for an
+ * empty batch). A borrowed header: no reference taken. */
+static nd_tensor matrix(const nd_tensor *t, int64_t i, int kd, int64_t k) {
+  nd_tensor m = *t;
+  m.ndim = 2;
+  m.size[0] = t->size[1], m.stride[0] = t->stride[1];
+  m.size[1] = t->size[2], m.stride[1] = t->stride[2];
+  if (i >= 0) m.offset += i * t->stride[0];
+  else m.size[kd] = k;
+  return m;
+}
+
+static nd_status fused(nd_err *e, const char *fn, int form, nd_tensor *out,
+                       const nd_tensor *c, const nd_tensor *a,
+                       const nd_tensor *b, double beta, double alpha) {
+  static const int8_t da[] = {2, 2, 1, 3, 3}, db[] = {2, 1, 1, 3, 3};
   char s1[ND_SIZES_BUF], s2[ND_SIZES_BUF];
-  if (want_dims(e, "addmm", a, 2, b, 2)) return e->code;
+  if (want_dims(e, fn, a, da[form], b, db[form])) return e->code;
+  if (form >= FU_baddbmm && a->size[0] != b->size[0])
+    return nd_fail(e, ND_EINVAL, "%s: batch sizes %lld and %lld differ", fn,
+                   (long long)a->size[0], (long long)b->size[0]);
   const int dtype = nd_promote_types(nd_promote_types(a->dtype, b->dtype),
                                      c->dtype);
   if (nd_dtype_kind(dtype) != 'f')
     for (int i = 0; i < 2; i++) {
       double v = i ? alpha : beta;
       if (v != floor(v) || !(fabs(v) < 0x1p63))
-        return nd_fail(e, ND_EINVAL, "addmm: %s must be an integer for a %s "
-                       "result, got %g", i ? "alpha" : "beta",
+        return nd_fail(e, ND_EINVAL, "%s: %s must be an integer for a %s "
+                       "result, got %g", fn, i ? "alpha" : "beta",
                        nd_dtype_name(dtype), v);
     }
+  /* the product as the plan sees it (borrowed headers) */
+  nd_tensor pa = *a, pb = *b;
+  int64_t nb = form == FU_addbmm ? a->size[0] : 0;
+  if (form == FU_addr) { /* a column times a row, as nd_outer */
+    pa.ndim = pb.ndim = 2;
+    pa.size[1] = 1, pa.stride[1] = 1;
+    pb.size[1] = pb.size[0], pb.stride[1] = pb.stride[0];
+    pb.size[0] = 1, pb.stride[0] = pb.size[1] > 0 ? pb.size[1] : 1;
+  } else if (form == FU_addbmm) { /* no batch: out = beta * c (k = 0) */
+    pa = matrix(a, -1, 1, nb ? a->size[2] : 0);
+    pb = matrix(b, -1, 0, nb ? b->size[1] : 0);
+  }
   const int fresh = !out->storage;
   nd_blas_plan p; /* validates shapes, dtypes and out before any write */
-  if (nd_plan_matmul(e, "addmm", &p, a, b, fresh ? NULL : out, dtype))
+  if (out == c) { /* in place: c must be what the update makes */
+    if (nd_plan_matmul(e, fn, &p, &pa, &pb, NULL, dtype)) return e->code;
+    if (c->dtype != dtype || c->ndim != p.ndim ||
+        memcmp(c->size, p.size, sizeof(int64_t) * (size_t)p.ndim))
+      return nd_fail(e, ND_EINVAL, "%s: c has shape %s and dtype %s; the "
+                     "update makes shape %s and dtype %s", fn,
+                     nd_fmt_sizes(s1, sizeof s1, c->ndim, c->size),
+                     nd_dtype_name(c->dtype),
+                     nd_fmt_sizes(s2, sizeof s2, p.ndim, p.size),
+                     nd_dtype_name(dtype));
+  }
+  if (nd_plan_matmul(e, fn, &p, &pa, &pb, fresh ? NULL : out, dtype))
     return e->code;
   nd_tensor cv = ND_UNSET, work = ND_UNSET;
-  if (nd_expand(e, &cv, c, 2, p.size))
-    return nd_fail(e, ND_EINVAL, "addmm: c of shape %s does not broadcast "
-                   "to the product's shape %s",
+  if (nd_expand(e, &cv, c, p.ndim, p.size))
+    return nd_fail(e, ND_EINVAL, "%s: c of shape %s does not broadcast "
+                   "to the product's shape %s", fn,
                    nd_fmt_sizes(s1, sizeof s1, c->ndim, c->size),
-                   nd_fmt_sizes(s2, sizeof s2, 2, p.size));
+                   nd_fmt_sizes(s2, sizeof s2, p.ndim, p.size));
   nd_status st = ND_OK;
-  if (fresh && (st = nd_alloc_tensor(e, out, dtype, 2, p.size, false)))
+  if (fresh && (st = nd_alloc_tensor(e, out, dtype, p.ndim, p.size, false)))
     goto done;
   /* c goes into the result before the product reads a and b: through a
-   * temporary when the result overlaps them. */
+   * temporary when the result overlaps them; not at all when the result
+   * is c (the in-place forms). */
   nd_tensor *target = out;
   if (!fresh && (nd_may_overlap(out, a) || nd_may_overlap(out, b))) {
-    if ((st = nd_alloc_tensor(e, &work, dtype, 2, p.size, false))) goto done;
+    if ((st = nd_alloc_tensor(e, &work, dtype, p.ndim, p.size, false)))
+      goto done;
     target = &work;
   }
-  if (beta != 0 && (st = nd_copy(e, target, &cv))) goto done;
-  if ((st = product(e, "addmm", target, a, b, alpha, beta, dtype))) goto done;
-  if (target == &work) st = nd_copy(e, out, &work);
+  if (beta != 0 && !same_view(target, &cv) && (st = nd_copy(e, target, &cv)))
+    goto done;
+  if (form != FU_addbmm || nb == 0) {
+    st = product(e, fn, target, &pa, &pb, alpha, beta, dtype);
+  } else { /* the batch's products added into one matrix, BLAS's beta */
+    for (int64_t i = 0; i < nb && !st; i++) {
+      nd_tensor ai = matrix(a, i, 0, 0), bi = matrix(b, i, 0, 0);
+      st = product(e, fn, target, &ai, &bi, alpha, i ? 1 : beta, dtype);
+    }
+  }
+  if (!st && target == &work) st = nd_copy(e, out, &work);
 done:
   if (st && fresh) nd_release(out);
   nd_release(&cv);
   nd_release(&work);
-  return st ? nd_err_name(e, "addmm") : ND_OK;
+  return st ? nd_err_name(e, fn) : ND_OK;
 }
+
+#define FUSED_ENTRY(name)                                                   \
+  nd_status nd_##name(nd_err *e, nd_tensor *out, const nd_tensor *c,        \
+                      const nd_tensor *a, const nd_tensor *b, double beta,  \
+                      double alpha) {                                       \
+    return fused(e, #name, FU_##name, out, c, a, b, beta, alpha);           \
+  }
+ND_FUSED_UPDATES(FUSED_ENTRY)
+#undef FUSED_ENTRY
