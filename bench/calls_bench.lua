@@ -187,6 +187,7 @@ local list_env = {
 }
 list_env.S = nd.matmul(list_env.M3, list_env.M3:t()) + nd.eye(3, "float32") * 3
 list_env.ym = list_env.y:gt(0.5)
+list_env.w4, list_env.W3, list_env.bw = list_env.v4:clone(), list_env.M3:clone(), list_env.bm:clone()
 local LIST_SETUP = [[
 a = rng.random(3, dtype=np.float32); b = rng.random(3, dtype=np.float32); o = np.empty(3, np.float32)
 m = rng.random((4, 4), dtype=np.float32); n = rng.random((4, 4), dtype=np.float32); p = np.empty((4, 4), np.float32)
@@ -263,6 +264,12 @@ local FC = {
   dot = { "b", "np.dot(#, b)", on = { "a" } }, mm = { "n", "np.matmul(#, n)", on = { "m" } },
   mv = { "v4", "np.matmul(#, v4)", on = { "m" } }, bmm = { "bm", "np.matmul(#, bm)", on = { "bm" } },
   outer = { "b", "np.outer(#, b)", on = { "a" } }, addmm = { "m, n", "# + m @ n", on = { "y" } },
+  -- the fused updates; in place with beta 0.5, alpha 0.1 (bounded values)
+  addmv = { "m, v4", "# + m @ v4", on = { "v4" } }, addr = { "a, b", "# + np.outer(a, b)", on = { "M3" } },
+  baddbmm = { "bm, bm", "# + bm @ bm", on = { "bm" } }, addbmm = { "bm, bm", "# + (bm @ bm).sum(0)", on = { "m" } },
+  addmm_ = { "m, n, 0.5, 0.1", nil, on = { "y" } }, addmv_ = { "m, v4, 0.5, 0.1", nil, on = { "w4" } },
+  addr_ = { "a, b, 0.5, 0.1", nil, on = { "W3" } }, baddbmm_ = { "bm, bm, 0.5, 0.1", nil, on = { "bw" } },
+  addbmm_ = { "bm, bm, 0.5, 0.1", nil, on = { "y" } },
   index_select = { "1, ix", "np.take(#, ix, axis=0)" }, gather = { "1, ix", "np.take_along_axis(#, ix, 0)", on = { "a" } },
   take = { "ix", "np.take(#, ix)" }, masked_select = { "c", "#[c]", on = { "a" } },
   nonzero = { "", "np.nonzero(#)" }, scatter_ = { "1, ix, 0", nil, on = { "x" } },

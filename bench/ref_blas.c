@@ -49,9 +49,66 @@ static int l_gemm(lua_State *L) {
   return 1;
 }
 
+/* The fused updates' references, in place on C as BLAS defines them:
+ * ref_blas.gemv(n, dt, calls, beta, alpha): y = beta y + alpha A x, A
+ * n x n; ref_blas.gemm_batch(b, n, dt, calls, beta, alpha): C[i] = beta
+ * C[i] + alpha A[i] B[i] for i < b, n x n each (baddbmm's loop of
+ * gemms). Seconds per call, as gemm. */
+static void fill(char *p, size_t n, int dbl, int mod) {
+  for (size_t i = 0; i < n; i++) {
+    if (dbl) ((double *)p)[i] = (double)(i % mod) / mod;
+    else ((float *)p)[i] = (float)(i % mod) / mod;
+  }
+}
+static int l_fused(lua_State *L, int batched) {
+  int k = batched ? 2 : 1;
+  int b = batched ? (int)luaL_checkinteger(L, 1) : 1;
+  int n = (int)luaL_checkinteger(L, k);
+  int dbl = strcmp(luaL_checkstring(L, k + 1), "float64") == 0;
+  long calls = (long)luaL_optinteger(L, k + 2, 1);
+  double beta = luaL_optnumber(L, k + 3, 1), alpha = luaL_optnumber(L, k + 4, 1);
+  if (n < 1 || b < 1 || calls < 1) return luaL_error(L, "n, b and calls must be >= 1");
+  size_t es = dbl ? sizeof(double) : sizeof(float), mat = (size_t)n * n;
+  size_t na = b * mat, nb = batched ? b * mat : (size_t)n, nc = batched ? b * mat : (size_t)n;
+  char *a = NULL, *x = NULL, *c = NULL;
+  if (posix_memalign((void **)&a, 64, na * es) || posix_memalign((void **)&x, 64, nb * es) ||
+      posix_memalign((void **)&c, 64, nc * es)) {
+    free(a); free(x);
+    return luaL_error(L, "out of memory");
+  }
+  fill(a, na, dbl, 7), fill(x, nb, dbl, 5), fill(c, nc, dbl, 3);
+  double t0 = 0;
+  for (long r = -1; r < calls; r++) {
+    if (r == 0) t0 = ref_now();
+    for (int i = 0; i < b; i++) {
+      char *ai = a + i * mat * es, *bi = x + (batched ? i * mat * es : 0), *ci = c + (batched ? i * mat * es : 0);
+      if (!batched && dbl)
+        cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, alpha, (double *)ai, n, (double *)bi, 1, beta, (double *)ci, 1);
+      else if (!batched)
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, n, n, (float)alpha, (float *)ai, n, (float *)bi, 1, (float)beta, (float *)ci, 1);
+      else if (dbl)
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, alpha, (double *)ai, n,
+                    (double *)bi, n, beta, (double *)ci, n);
+      else
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, (float)alpha, (float *)ai, n,
+                    (float *)bi, n, (float)beta, (float *)ci, n);
+    }
+  }
+  double t = (ref_now() - t0) / (double)calls;
+  free(a); free(x); free(c);
+  lua_pushnumber(L, t);
+  return 1;
+}
+static int l_gemv(lua_State *L) { return l_fused(L, 0); }
+static int l_gemm_batch(lua_State *L) { return l_fused(L, 1); }
+
 int luaopen_ref_blas(lua_State *L) {
   lua_newtable(L);
   lua_pushcfunction(L, l_gemm);
   lua_setfield(L, -2, "gemm");
+  lua_pushcfunction(L, l_gemv);
+  lua_setfield(L, -2, "gemv");
+  lua_pushcfunction(L, l_gemm_batch);
+  lua_setfield(L, -2, "gemm_batch");
   return 1;
 }
