@@ -512,6 +512,14 @@ nd_status nd_math_binary(nd_err *e, nd_tensor *out, int mode, int op,
  * b, w must be a float. */
 nd_status nd_lerp(nd_err *e, nd_tensor *out, int mode, const nd_operand *a,
                   const nd_operand *b, const nd_operand *w);
+/* t + value * a * b (addcmul) and t + value * a / b (addcdiv), one pass:
+ * t, a, b broadcast together and promote left to right; mode ND_NEW,
+ * ND_OUT or ND_INPLACE (out is t). An integer result takes a whole value;
+ * addcdiv takes float results only, and neither takes bool. */
+nd_status nd_addcmul(nd_err *e, nd_tensor *out, int mode, const nd_tensor *t,
+                     const nd_tensor *a, const nd_tensor *b, double value);
+nd_status nd_addcdiv(nd_err *e, nd_tensor *out, int mode, const nd_tensor *t,
+                     const nd_tensor *a, const nd_tensor *b, double value);
 /* |a - b| <= atol + rtol * |b|, or a == b (equal infinities), or both NaN
  * when equal_nan: a bool tensor. */
 nd_status nd_isclose(nd_err *e, nd_tensor *out, const nd_operand *a,

@@ -265,3 +265,84 @@ describe("SLEEF-backed functions", function()
     for k = 1, #xs do assert(math.abs(s[k] - math.sin(xs[k])) <= 1e-15, "sin " .. xs[k]) end
   end)
 end)
+
+describe("addcmul and addcdiv", function()
+  before_each(function() nd.manual_seed(5) end)
+  -- t + (value * a) * b or / b, element by element in Lua (PyTorch's order)
+  local function ref(t, a, b, v, div)
+    local shape = t:size()
+    local tv, av, bv = t:contiguous():view(-1):totable(), a:contiguous():view(-1):totable(),
+      b:contiguous():view(-1):totable()
+    local r = {}
+    for i = 1, #tv do r[i] = tv[i] + (div and (v * av[i]) / bv[i] or (v * av[i]) * bv[i]) end
+    return r, shape
+  end
+  local function check(got, want, tol)
+    local g = got:contiguous():view(-1):totable()
+    assert.equals(#want, #g)
+    for i = 1, #want do
+      assert(math.abs(g[i] - want[i]) <= tol * math.max(1, math.abs(want[i])),
+        ("element %d: %s, want %s"):format(i, g[i], want[i]))
+    end
+  end
+  local layouts = {
+    function(x) return x end,
+    function(x) return x:t():contiguous():t() end,
+    function(x) return nd.cat({ x, x }, 2)[{ {}, { 1, -1, 2 } }] end,
+    function(x) return x:flip(1):contiguous():flip(1) end,
+  }
+  for _, name in ipairs({ "addcmul", "addcdiv" }) do
+    local div = name == "addcdiv"
+    it(name .. ": every form and layout, broadcasting, float32 and float64", function()
+      for _, dt in ipairs({ "float64", "float32" }) do
+        local tol = dt == "float32" and 1e-6 or 0
+        for li, lay in ipairs(layouts) do
+          local t, a = lay(nd.randn(4, 5):to(dt)), lay(nd.randn(4, 5):to(dt))
+          local b = lay(nd.rand(4, 5):to(dt) + 0.5)
+          for _, v in ipairs({ 1, 0.5, -2 }) do
+            local want = ref(t, a, b, v, div)
+            check(nd[name](t, a, b, v), want, tol)
+            check(t[name](t, a, b, v), want, tol)
+            local out = nd.empty(4, 5, dt)
+            if li > 1 then out = lay(out) end
+            assert.equals(out, nd[name](t, a, b, v, out))
+            check(out, want, tol)
+            local x = t:clone()
+            assert.equals(x, x[name .. "_"](x, a, b, v))
+            check(x, want, tol)
+          end
+          local want = ref(t, a, b, 1, div)
+          check(nd[name](t, a, b), want, tol)
+          local out = nd.empty(4, 5, dt)
+          assert.equals(out, nd[name](t, a, b, out))
+          check(out, want, tol)
+        end
+      end
+      -- t, a, b broadcast together
+      local r = nd[name](nd.zeros(2, 1), nd.full({ 3 }, 2), nd.full({ 2, 1 }, 4), 0.5)
+      assert.same({ 2, 3 }, { r:size(1), r:size(2) })
+      assert.equals(div and 0.25 or 4, r[{ 2, 3 }])
+    end)
+  end
+  it("addcmul on integers wraps and takes a whole value only; addcdiv takes floats only", function()
+    local t = nd.tensor({ 2 ^ 31 - 1, 1 }, "int32")
+    assert.same({ -2 ^ 31, 7 }, nd.addcmul(t, nd.tensor({ 1, 2 }, "int32"), nd.tensor({ 1, 3 }, "int32")):totable())
+    assert.same({ 4, 10 }, nd.addcmul(nd.tensor({ 1, 1 }, "int64"), nd.tensor({ 1, 3 }, "uint8"),
+      nd.tensor({ 1, 1 }, "int64"), 3):totable())
+    assert_error_matches(function() nd.addcmul(t, t, t, 0.5) end, "addcmul: value must be an integer for a int32 result")
+    assert_error_matches(function() nd.addcdiv(t, t, t) end, "addcdiv: takes float tensors, got int32")
+    local bt = nd.tensor({ true }, "bool")
+    assert_error_matches(function() nd.addcmul(bt, bt, bt) end, "addcmul: takes numeric tensors, got bool")
+  end)
+  it("promote, and check their arguments naming the function called", function()
+    assert.equals("float64", nd.addcmul(nd.ones(2, "float32"), nd.ones(2), nd.ones(2, "int32")):dtype())
+    assert_error_matches(function() nd.addcmul(nd.ones(3), nd.ones(3), nd.ones(2)) end, "addcmul: shapes")
+    assert_error_matches(function() nd.ones(3, "int32"):addcmul_(nd.ones(3), nd.ones(3)) end, "addcmul_:")
+    assert_error_matches(function() nd.ones(3):addcdiv_(nd.ones(3), nd.ones(3), 1, 2) end,
+      "addcdiv_: takes (t, a, b [, value]), got 5 arguments")
+    assert_error_matches(function() nd.addcmul(nd.ones(3), nd.ones(3), 2) end, "addcmul")
+    assert_error_matches(function() nd.addcmul(nd.ones(3), nd.ones(3), nd.ones(3), "x") end,
+      "addcmul: value must be a number, got string")
+    assert_error_matches(function() nd.ones(3):expand(2, 3):addcmul_(nd.ones(3), nd.ones(3)) end, "addcmul_:")
+  end)
+end)

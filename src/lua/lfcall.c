@@ -446,6 +446,20 @@ static int nan_to_num(call *c, int inplace) {
 }
 static int f_nan_to_num(call *c) { return nan_to_num(c, 0); }
 static int f_nan_to_num_(call *c) { return nan_to_num(c, 1); }
+/* addcmul/addcdiv (a, b [, value]): a new result, or in place (an out
+ * goes to the classic function). */
+#define ADDC(name)                                                          \
+  static int f_##name(call *c) {                                            \
+    return made(nd_##name(c->e, c->r[0], ND_NEW, c->t, c->ts[0], c->ts[1],  \
+                          num(c, 2, 1)), c, 0);                             \
+  }                                                                         \
+  static int f_##name##_(call *c) {                                         \
+    return self(nd_##name(c->e, (nd_tensor *)c->t, ND_INPLACE, c->t,        \
+                          c->ts[0], c->ts[1], num(c, 2, 1)));               \
+  }
+ADDC(addcmul)
+ADDC(addcdiv)
+#undef ADDC
 /* set_num_threads(n): lops.c's bounds (get_num_threads, same_storage and
  * may_overlap stay classic: a value through a row costs ~100 ns, the
  * classic call 25-45). */
@@ -759,6 +773,10 @@ static const struct {
     {"nan_to_num", "", 1, "nnn", f_nan_to_num, 0, 0},
     {"nan_to_num_", "", 0, "nnn", f_nan_to_num_, 0, 0},
     {"isclose", "", 1, "Vnn*", f_isclose, 0, 0},
+    {"addcmul", "", 1, "TTn", f_addcmul, 0, 0},
+    {"addcmul_", "", 0, "TTn", f_addcmul_, 0, 0},
+    {"addcdiv", "", 1, "TTn", f_addcdiv, 0, 0},
+    {"addcdiv_", "", 0, "TTn", f_addcdiv_, 0, 0},
     {"set_num_threads", "", 0, "N", f_set_num_threads, 1, 0},
     {"rand", "", 1, "****", f_rand, 1, 0},
     {"randn", "", 1, "****", f_randn, 1, 0},

@@ -1,5 +1,5 @@
 /* More math (elementwise_math.c): the unary and binary functions in their
- * four forms, lerp, isclose and nan_to_num. */
+ * four forms, lerp, addcmul, addcdiv, isclose and nan_to_num. */
 #include "lnd.h"
 #include <float.h>
 
@@ -94,6 +94,36 @@ static double optnum(lua_State *L, int idx, const char *fn, const char *what,
   return lua_tonumber(L, idx);
 }
 
+/* addcmul(t, a, b [, value] [, out]) and t:addcmul_(a, b [, value]); out
+ * may follow b directly. The same for addcdiv. */
+typedef nd_status (*addc_fn)(nd_err *, nd_tensor *, int, const nd_tensor *,
+                             const nd_tensor *, const nd_tensor *, double);
+static int addc(lua_State *L, const char *fn, addc_fn f, int inplace) {
+  nd_tensor *t = ndL_check(L, 1, fn), *a = ndL_check(L, 2, fn),
+            *b = ndL_check(L, 3, fn);
+  int oi = inplace ? 1 : ndL_test(L, 4) ? 4 : 0;
+  double v = oi == 4 ? 1 : optnum(L, 4, fn, "value", 1);
+  if (!inplace && !oi && !lua_isnoneornil(L, 5)) {
+    ndL_check(L, 5, fn);
+    oi = 5;
+  }
+  nd_err e = ndL_err();
+  if (oi) {
+    NDL_CALL(L, e, f(&e, ndL_test(L, oi), inplace ? ND_INPLACE : ND_OUT, t,
+                     a, b, v));
+    lua_pushvalue(L, oi);
+    return 1;
+  }
+  nd_tensor *r = ndL_new(L);
+  NDL_CALL(L, e, f(&e, r, ND_NEW, t, a, b, v));
+  ndL_charge(L, r);
+  return 1;
+}
+static int m_addcmul(lua_State *L) { return addc(L, "addcmul", nd_addcmul, 0); }
+static int m_addcmul_(lua_State *L) { return addc(L, "addcmul_", nd_addcmul, 1); }
+static int m_addcdiv(lua_State *L) { return addc(L, "addcdiv", nd_addcdiv, 0); }
+static int m_addcdiv_(lua_State *L) { return addc(L, "addcdiv_", nd_addcdiv, 1); }
+
 /* isclose(a, b [, rtol [, atol [, equal_nan]]]) -> bool tensor. */
 static int m_isclose(lua_State *L) {
   nd_operand a, b;
@@ -148,6 +178,7 @@ void ndL_open_math(lua_State *L) {
       REG(hypot), REG(fmod), REG(remainder), REG(floor_divide),
       REG(logical_and), REG(logical_or), REG(logical_xor), REG(bitwise_and),
       REG(bitwise_or), REG(bitwise_xor), REG(lerp), REG(nan_to_num),
+      REG(addcmul), REG(addcdiv),
       {"isinf", m_isinf}, {"isclose", m_isclose}, {NULL, NULL}};
   ndL_register(L, fns);
 }

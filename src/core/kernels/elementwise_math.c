@@ -246,8 +246,42 @@ typedef struct { double nan, posinf, neginf; } num_args;
   }
 ND_DTYPES(NUM_LOOP)
 
-#define PTRS(E, name, T, kind) [ND_##E] = {lerp_##E, close_##E, num_##E},
-static const nd_loop_fn misc_kernels[ND_NDTYPES][3] = {ND_DTYPES(PTRS)};
+/* out, t, a, b: t + value * a * b and t + value * a / b (PyTorch's order:
+ * (value * a) then * or / b). Integers wrap (uint64_t arithmetic: no
+ * signed overflow); addcdiv has no integer kernel (refused before). */
+typedef struct { double v; int64_t i; } addc_args;
+#define ADDC_EXPR(T, k, t, a, b, div)                                       \
+  (k == 'f' ? (T)(t + (div ? ((T)cx->v * a) / b : ((T)cx->v * a) * b))      \
+            : (T)((uint64_t)t + (uint64_t)cx->i * (uint64_t)a * (uint64_t)b))
+#define ADDC_LOOP(E, name, T, kind, op, div)                                \
+  KERNEL static void op##_##E(char **p, const int64_t *st, int64_t n,       \
+                              void *ctx) {                                  \
+    const addc_args *cx = ctx;                                              \
+    const int64_t es = sizeof(T);                                           \
+    if (st[0] == es && st[1] == es && st[2] == es && st[3] == es) {         \
+      T *o = (T *)p[0];                                                     \
+      const T *t = (const T *)p[1], *a = (const T *)p[2],                   \
+              *b = (const T *)p[3];                                         \
+      for (int64_t i = 0; i < n; i++)                                       \
+        o[i] = ADDC_EXPR(T, kind, t[i], a[i], b[i], div);                   \
+      return;                                                               \
+    }                                                                       \
+    char *po = p[0];                                                        \
+    const char *pt = p[1], *pa = p[2], *pb = p[3];                          \
+    for (int64_t i = 0; i < n;                                              \
+         i++, po += st[0], pt += st[1], pa += st[2], pb += st[3]) {         \
+      const T t = *(const T *)pt, a = *(const T *)pa, b = *(const T *)pb;   \
+      *(T *)po = ADDC_EXPR(T, kind, t, a, b, div);                          \
+    }                                                                       \
+  }
+#define ADDCMUL_LOOP(E, name, T, kind) ADDC_LOOP(E, name, T, kind, addcmul, 0)
+#define ADDCDIV_LOOP(E, name, T, kind) ADDC_LOOP(E, name, T, kind, addcdiv, 1)
+ND_DTYPES(ADDCMUL_LOOP)
+ND_DTYPES(ADDCDIV_LOOP)
+
+#define PTRS(E, name, T, kind)                                              \
+  [ND_##E] = {lerp_##E, close_##E, num_##E, addcmul_##E, addcdiv_##E},
+static const nd_loop_fn misc_kernels[ND_NDTYPES][5] = {ND_DTYPES(PTRS)};
 #undef PTRS
 
 /* ---- drivers ---- */
@@ -354,6 +388,40 @@ nd_status nd_lerp(nd_err *e, nd_tensor *out, int mode, const nd_operand *a,
   int kin[3] = {c, c, c};
   return nd_ew_run(e, fn, out, mode, 3, ops, c, kin, c, misc_kernels[c][0],
                    NULL, 1 << 15);
+}
+
+/* addcmul and addcdiv: t, a, b tensors broadcast together, promoted left
+ * to right; value whole for an integer result (addmm's rule); addcdiv
+ * takes a float result only, as PyTorch's (its integer division was
+ * removed there), and neither takes bool. */
+static nd_status addc(nd_err *e, nd_tensor *out, int mode, int div,
+                      const nd_tensor *t, const nd_tensor *a,
+                      const nd_tensor *b, double value) {
+  const char *fn = div ? (mode == ND_INPLACE ? "addcdiv_" : "addcdiv")
+                       : (mode == ND_INPLACE ? "addcmul_" : "addcmul");
+  if (nd_ew_check_mode(e, fn, mode)) return e->code;
+  nd_operand ops[3] = {{t, t->dtype, 0, 0}, {a, a->dtype, 0, 0},
+                       {b, b->dtype, 0, 0}};
+  int c = nd_common_type(3, ops), k = nd_dtype_kind(c);
+  if (k == 'b' || (div && k != 'f'))
+    return nd_fail(e, ND_EINVAL, "%s: takes %s tensors, got %s (convert "
+                   "with :to(\"float64\") first)", fn,
+                   div ? "float" : "numeric", nd_dtype_name(c));
+  if (k != 'f' && (value != floor(value) || !(fabs(value) < 0x1p63)))
+    return nd_fail(e, ND_EINVAL, "%s: value must be an integer for a %s "
+                   "result, got %g", fn, nd_dtype_name(c), value);
+  addc_args cx = {value, k == 'f' ? 0 : (int64_t)value};
+  int kin[3] = {c, c, c};
+  return nd_ew_run(e, fn, out, mode, 3, ops, c, kin, c,
+                   misc_kernels[c][div ? 4 : 3], &cx, 1 << 15);
+}
+nd_status nd_addcmul(nd_err *e, nd_tensor *out, int mode, const nd_tensor *t,
+                     const nd_tensor *a, const nd_tensor *b, double value) {
+  return addc(e, out, mode, 0, t, a, b, value);
+}
+nd_status nd_addcdiv(nd_err *e, nd_tensor *out, int mode, const nd_tensor *t,
+                     const nd_tensor *a, const nd_tensor *b, double value) {
+  return addc(e, out, mode, 1, t, a, b, value);
 }
 
 nd_status nd_isclose(nd_err *e, nd_tensor *out, const nd_operand *a,
