@@ -1,4 +1,5 @@
 -- Issue 25's bench (`make bench BENCH=einsum`), so far its fused updates:
+-- addcmul_/addcdiv_ against PyTorch's (below), and
 -- nd's in-place addmv_ and baddbmm_ against the same BLAS calls made from
 -- C (bench/ref_blas.c: cblas_?gemv, and one cblas_?gemm per batch element,
 -- each updating C in place with the same beta and alpha), both on one
@@ -46,5 +47,27 @@ for _, dt in ipairs({ "float32", "float64" }) do
     function(calls) return ref.gemm_batch(b, n, dt, calls, beta, alpha) end)
   lib.row(("W:addbmm_(A, B, b, a) %dx%d^3 %s"):format(b, n, dt), ts,
     ("C %d x cblas_%sgemm"):format(b, dt == "float32" and "s" or "d"), c)
+end
+-- addcmul_/addcdiv_ over 1 M float32 against PyTorch's (one thread each
+-- side; lib.numpy runs the statement in /usr/bin/python3, torch imported
+-- in its setup; not `t`, which lib.numpy's timer takes), and the
+-- new-result forms.
+local has_torch = os.execute("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1")
+has_torch = has_torch == true or has_torch == 0
+local N = 1000000
+local t, a, b = nd.rand(N, "float32"), nd.rand(N, "float32"), nd.rand(N, "float32") + 0.5
+local TS = ("import torch; torch.set_num_threads(1); x = torch.rand(%d); a = torch.rand(%d); "
+  .. "b = torch.rand(%d) + 0.5"):format(N, N, N)
+for _, name in ipairs({ "addcmul", "addcdiv" }) do
+  local tt = lib.interleave({
+    inplace = function() t[name .. "_"](t, a, b, 1e-3) end,
+    new = function() return nd[name](t, a, b, 1e-3) end,
+  }, 9)
+  local ti = has_torch and lib.numpy(TS, ("x.%s_(a, b, value=1e-3)"):format(name)) or nil
+  local tn = has_torch and lib.numpy(TS, ("torch.%s(x, a, b, value=1e-3)"):format(name)) or nil
+  lib.row(("t:%s_(a, b, v) 1M float32"):format(name), tt.inplace,
+    has_torch and ("PyTorch t.%s_"):format(name) or "PyTorch absent", ti, 1.0)
+  lib.row(("nd.%s(t, a, b, v) 1M float32"):format(name), tt.new,
+    has_torch and ("PyTorch torch.%s"):format(name) or "PyTorch absent", tn)
 end
 nd.set_num_threads(threads)
