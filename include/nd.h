@@ -377,6 +377,29 @@ nd_status nd_addbmm(nd_err *e, nd_tensor *out, const nd_tensor *c,
                     const nd_tensor *a, const nd_tensor *b, double beta,
                     double alpha);
 
+/* ---- contractions (src/core/contract/) ------------------------------------- */
+/* tensordot: a's dims da[0..n) against b's db[0..n) (0-based, distinct,
+ * equal sizes), the result a's other dims then b's (one matrix product;
+ * an operand that no view can flatten is copied). inner: the last dims
+ * (a 0-d operand multiplies). kron: the Kronecker product (ranks padded
+ * with leading 1s; at most ND_MAX_DIMS / 2 dims). cross: 3-vectors along
+ * dim of a and b broadcast together. dist: ||a - b||_p, 0-d. normalize:
+ * t / max(||t||_p along dim, eps) (PyTorch's F.normalize), floats only.
+ * Every result is new, never a view of an operand. */
+nd_status nd_tensordot(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                       const nd_tensor *b, int n, const int *da,
+                       const int *db);
+nd_status nd_inner(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                   const nd_tensor *b);
+nd_status nd_kron(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                  const nd_tensor *b);
+nd_status nd_cross(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                   const nd_tensor *b, int dim);
+nd_status nd_dist(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                  const nd_tensor *b, double p);
+nd_status nd_normalize(nd_err *e, nd_tensor *out, const nd_tensor *t,
+                       double p, int dim, double eps);
+
 /* ---- elementwise ops and reductions (src/core/kernels/elementwise*.c, reduce.c) -- */
 /* Operands broadcast (NumPy rules) and promote as PyTorch's do. An operand
  * is a tensor, or (t == NULL) a "weak" scalar like a Lua number: dtype

@@ -122,6 +122,13 @@ static const sig sigs[] = {
     {"addbmm", "c, a, b [, beta, alpha] [, out]", NULL},
     {"addbmm_", "c, a, b [, beta, alpha]", NULL},
     {"matmul_plan", "a, b [, out]", NULL},
+    /* contractions */
+    {"tensordot", "a, b, dims", NULL},
+    {"inner", "a, b", NULL},
+    {"kron", "a, b", NULL},
+    {"cross", "a, b [, dim]", NULL},
+    {"dist", "a, b [, p]", NULL},
+    {"normalize", "t [, p [, dim [, eps]]]", NULL},
     /* sorting, scans, statistics */
     {"sort", "t [, dim [, descending]]", NULL},
     {"argsort", "t [, dim [, descending]]", NULL},

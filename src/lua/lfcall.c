@@ -360,6 +360,39 @@ PRODUCT(outer, 0)
 ND_FUSED_UPDATES(FUSED)
 #undef FUSED
 
+/* ---- contractions (lcontract.c's rules) ---- */
+static int f_tensordot(call *c) { /* (b, n): a count; lists are classic's */
+  const nd_tensor *a = c->t, *b = c->ts[0];
+  int64_t k;
+  int da[ND_MAX_DIMS], db[ND_MAX_DIMS];
+  if (!whole(c, 1, &k) || k < 0 || k > a->ndim || k > b->ndim) return REFUSED;
+  for (int i = 0; i < k; i++) da[i] = a->ndim - (int)k + i, db[i] = i;
+  return made(nd_tensordot(c->e, c->r[0], a, b, (int)k, da, db), c, 0);
+}
+static int f_inner(call *c) { /* two vectors: a number */
+  return made(nd_inner(c->e, c->r[0], c->t, c->ts[0]), c,
+              c->t->ndim == 1 && c->ts[0]->ndim == 1);
+}
+static int f_kron(call *c) {
+  return made(nd_kron(c->e, c->r[0], c->t, c->ts[0]), c, 0);
+}
+static int f_cross(call *c) { /* (b [, dim]): among the broadcast dims */
+  int n = c->t->ndim > c->ts[0]->ndim ? c->t->ndim : c->ts[0]->ndim, d = n - 1;
+  int64_t p;
+  if (given(c, 1) && (!whole(c, 1, &p) || n == 0 || (d = (int)ndL_pos(p, n)) < 0))
+    return REFUSED;
+  return made(nd_cross(c->e, c->r[0], c->t, c->ts[0], d), c, 0);
+}
+static int f_dist(call *c) {
+  return made(nd_dist(c->e, c->r[0], c->t, c->ts[0], num(c, 1, 2)), c, 1);
+}
+static int f_normalize(call *c) { /* ([p [, dim [, eps]]]) */
+  int d = given(c, 1) ? dim_plain(c, 1) : 1;
+  if (d < 0 || c->t->ndim == 0) return REFUSED;
+  return made(nd_normalize(c->e, c->r[0], c->t, num(c, 0, 2), d,
+                           num(c, 2, 1e-12)), c, 0);
+}
+
 /* ---- indexing with tensors (lindex.c's rules; positions from base 1) - */
 static int f_index_select(call *c) {
   int d = dim_plain(c, 0);
@@ -740,6 +773,12 @@ static const struct {
   {#name, "", 1, "TTnn", f_##name, 0, 0}, {#name "_", "", 0, "TTnn", f_##name##_, 0, 0},
     ND_FUSED_UPDATES(FUSED_ROWS)
 #undef FUSED_ROWS
+    {"tensordot", "", 1, "TN", f_tensordot, 0, 0},
+    {"inner", "", 1, "T", f_inner, 0, 0},
+    {"kron", "", 1, "T", f_kron, 0, 0},
+    {"cross", "", 1, "Tn", f_cross, 0, 0},
+    {"dist", "", 1, "Tn", f_dist, 0, 0},
+    {"normalize", "", 1, "nnn", f_normalize, 0, 0},
     {"index_select", "", 1, "NT", f_index_select, 0, 0},
     {"gather", "", 1, "NT", f_gather, 0, 0},
     {"take", "", 1, "T", f_take, 0, 0},

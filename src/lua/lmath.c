@@ -85,15 +85,6 @@ static int lerp(lua_State *L, int inplace) {
 static int m_lerp(lua_State *L) { return lerp(L, 0); }
 static int m_lerp_(lua_State *L) { return lerp(L, 1); }
 
-static double optnum(lua_State *L, int idx, const char *fn, const char *what,
-                     double def) {
-  if (lua_isnoneornil(L, idx)) return def;
-  if (lua_type(L, idx) != LUA_TNUMBER)
-    ndL_error(L, "%s: %s must be a number, got %s", fn, what,
-              luaL_typename(L, idx));
-  return lua_tonumber(L, idx);
-}
-
 /* addcmul(t, a, b [, value] [, out]) and t:addcmul_(a, b [, value]); out
  * may follow b directly. The same for addcdiv. */
 typedef nd_status (*addc_fn)(nd_err *, nd_tensor *, int, const nd_tensor *,
@@ -102,7 +93,7 @@ static int addc(lua_State *L, const char *fn, addc_fn f, int inplace) {
   nd_tensor *t = ndL_check(L, 1, fn), *a = ndL_check(L, 2, fn),
             *b = ndL_check(L, 3, fn);
   int oi = inplace ? 1 : ndL_test(L, 4) ? 4 : 0;
-  double v = oi == 4 ? 1 : optnum(L, 4, fn, "value", 1);
+  double v = oi == 4 ? 1 : ndL_optnum(L, 4, fn, "value", 1);
   if (!inplace && !oi && !lua_isnoneornil(L, 5)) {
     ndL_check(L, 5, fn);
     oi = 5;
@@ -129,8 +120,8 @@ static int m_isclose(lua_State *L) {
   nd_operand a, b;
   ndL_operand(L, 1, &a, "isclose", 0);
   ndL_operand(L, 2, &b, "isclose", 0);
-  double rtol = optnum(L, 3, "isclose", "rtol", 1e-5);
-  double atol = optnum(L, 4, "isclose", "atol", 1e-8);
+  double rtol = ndL_optnum(L, 3, "isclose", "rtol", 1e-5);
+  double atol = ndL_optnum(L, 4, "isclose", "atol", 1e-8);
   int equal_nan = lua_toboolean(L, 5);
   nd_err e = ndL_err();
   nd_tensor *r = ndL_new(L);
@@ -144,9 +135,9 @@ static int nan_to_num(lua_State *L, int inplace) {
   const char *fn = inplace ? "nan_to_num_" : "nan_to_num";
   nd_tensor *t = ndL_check(L, 1, fn);
   double big = t->dtype == ND_FLOAT32 ? FLT_MAX : DBL_MAX;
-  double vn = optnum(L, 2, fn, "nan", 0);
-  double vp = optnum(L, 3, fn, "posinf", big);
-  double vm = optnum(L, 4, fn, "neginf", -big);
+  double vn = ndL_optnum(L, 2, fn, "nan", 0);
+  double vp = ndL_optnum(L, 3, fn, "posinf", big);
+  double vm = ndL_optnum(L, 4, fn, "neginf", -big);
   nd_err e = ndL_err();
   if (inplace) {
     NDL_CALL(L, e, nd_nan_to_num(&e, t, ND_INPLACE, t, vn, vp, vm));

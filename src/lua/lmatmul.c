@@ -40,14 +40,6 @@ static int l_dot(lua_State *L) {
   return 1;
 }
 
-static double number(lua_State *L, int idx, const char *fn,
-                     const char *what) {
-  if (lua_type(L, idx) != LUA_TNUMBER)
-    ndL_error(L, "%s: %s must be a number, got %s", fn, what,
-              ndL_typename(L, idx));
-  return lua_tonumber(L, idx);
-}
-
 /* The fused updates: fn(c, a, b [, beta, alpha] [, out]) = beta * c +
  * alpha * (a @ b), a given out written and returned; in place (fn_,
  * c:fn_(a, b [, beta, alpha])) c is the result. */
@@ -62,8 +54,8 @@ static int fused(lua_State *L, const char *fn, fused_fn f, int inplace) {
   if (!inplace && ndL_test(L, 4)) {
     oi = 4;
   } else {
-    if (!lua_isnoneornil(L, 4)) beta = number(L, 4, fn, "beta");
-    if (!lua_isnoneornil(L, 5)) alpha = number(L, 5, fn, "alpha");
+    beta = ndL_optnum(L, 4, fn, "beta", 1);
+    alpha = ndL_optnum(L, 5, fn, "alpha", 1);
     if (!inplace && !lua_isnoneornil(L, 6)) {
       ndL_check(L, 6, fn);
       oi = 6;

@@ -39,6 +39,18 @@ int64_t ndL_optint(lua_State *L, int idx, const char *fn, const char *what,
   return lua_isnoneornil(L, idx) ? def : ndL_int(L, idx, fn, what);
 }
 
+double ndL_num(lua_State *L, int idx, const char *fn, const char *what) {
+  if (lua_type(L, idx) != LUA_TNUMBER)
+    ndL_error(L, "%s: %s must be a number, got %s", fn, what,
+              luaL_typename(L, idx));
+  return lua_tonumber(L, idx);
+}
+
+double ndL_optnum(lua_State *L, int idx, const char *fn, const char *what,
+                  double def) {
+  return lua_isnoneornil(L, idx) ? def : ndL_num(L, idx, fn, what);
+}
+
 static int64_t position(lua_State *L, int64_t p, int64_t n, const char *fn,
                         const char *what) {
   if (p == 0)

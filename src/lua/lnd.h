@@ -115,6 +115,9 @@ int ndL_charge_add(int64_t *debt, const nd_tensor *t);
 int64_t ndL_int(lua_State *L, int idx, const char *fn, const char *what);
 int64_t ndL_optint(lua_State *L, int idx, const char *fn, const char *what,
                    int64_t def);
+double ndL_num(lua_State *L, int idx, const char *fn, const char *what);
+double ndL_optnum(lua_State *L, int idx, const char *fn, const char *what,
+                  double def);
 /* A position p among n (1..n, or -n..-1 from the end) as a 0-based one,
  * or -1 when it is not one: the rule of every dim and index argument. */
 static inline int64_t ndL_pos(int64_t p, int64_t n) {
@@ -229,6 +232,7 @@ void ndL_open_copies(lua_State *L);
 void ndL_open_ops(lua_State *L);
 void ndL_open_consts(lua_State *L); /* C.optable, C.consts (internal) */
 void ndL_open_matmul(lua_State *L);
+void ndL_open_contract(lua_State *L);
 void ndL_open_io(lua_State *L);
 void ndL_open_wrap(lua_State *L);
 /* The owners of nd.wrap's memory (lowners.c; lwrap.c says why): an anchor

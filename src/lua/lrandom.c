@@ -73,13 +73,6 @@ static nd_generator *check_generator(lua_State *L, int idx, const char *fn) {
   return g;
 }
 
-static double number(lua_State *L, int idx, const char *fn, const char *what) {
-  if (lua_type(L, idx) != LUA_TNUMBER)
-    ndL_error(L, "%s: %s must be a number, got %s", fn, what,
-              luaL_typename(L, idx));
-  return lua_tonumber(L, idx);
-}
-
 /* Sizes (numbers or one table) from idx, then an optional dtype, then
  * nothing: a fresh tensor of those sizes on the stack. */
 static nd_tensor *fresh(lua_State *L, int idx, const char *fn, int dtype) {
@@ -141,15 +134,15 @@ static int s_randint(lua_State *L, nd_generator *g, int a) {
   return 1;
 }
 static int s_uniform(lua_State *L, nd_generator *g, int a) {
-  double lo = number(L, a, "uniform", "lo"), hi = number(L, a + 1, "uniform", "hi");
+  double lo = ndL_num(L, a, "uniform", "lo"), hi = ndL_num(L, a + 1, "uniform", "hi");
   nd_tensor *t = fresh_after(L, a + 2, "uniform", ND_FLOAT64);
   nd_err e = ndL_err();
   NDL_CALL_AS(L, "uniform", e, nd_uniform(&e, t, g, lo, hi));
   return 1;
 }
 static int s_normal(lua_State *L, nd_generator *g, int a) {
-  double mean = number(L, a, "normal", "mean");
-  double std = number(L, a + 1, "normal", "std");
+  double mean = ndL_num(L, a, "normal", "mean");
+  double std = ndL_num(L, a + 1, "normal", "std");
   nd_tensor *t = fresh_after(L, a + 2, "normal", ND_FLOAT64);
   nd_err e = ndL_err();
   NDL_CALL_AS(L, "normal", e, nd_normal(&e, t, g, mean, std));
@@ -227,7 +220,7 @@ static nd_generator *opt_generator(lua_State *L, int idx, const char *fn) {
 }
 static int l_uniform_(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "uniform_");
-  double lo = number(L, 2, "uniform_", "lo"), hi = number(L, 3, "uniform_", "hi");
+  double lo = ndL_num(L, 2, "uniform_", "lo"), hi = ndL_num(L, 3, "uniform_", "hi");
   nd_generator *g = opt_generator(L, 4, "uniform_");
   nd_err e = ndL_err();
   NDL_CALL_AS(L, "uniform_", e, nd_uniform(&e, t, g, lo, hi));
@@ -236,8 +229,8 @@ static int l_uniform_(lua_State *L) {
 }
 static int l_normal_(lua_State *L) {
   nd_tensor *t = ndL_check(L, 1, "normal_");
-  double mean = number(L, 2, "normal_", "mean");
-  double std = number(L, 3, "normal_", "std");
+  double mean = ndL_num(L, 2, "normal_", "mean");
+  double std = ndL_num(L, 3, "normal_", "std");
   nd_generator *g = opt_generator(L, 4, "normal_");
   nd_err e = ndL_err();
   NDL_CALL_AS(L, "normal_", e, nd_normal(&e, t, g, mean, std));
