@@ -86,7 +86,7 @@ static int c_script(const char *npy) {
   nd_err e = {0};
   nd_tensor a = ND_UNSET, b = ND_UNSET, v = ND_UNSET, c = ND_UNSET,
             m = ND_UNSET, r = ND_UNSET, s = ND_UNSET, l = ND_UNSET,
-            k = ND_UNSET, w = ND_UNSET;
+            k = ND_UNSET, w = ND_UNSET, c3 = ND_UNSET;
   int64_t sz[2] = {30, 40}, sz2[2] = {40, 20}, big[1] = {300000};
   int ok = 0;
   STEP(nd_zeros(&e, &a, ND_FLOAT64, 2, sz));
@@ -121,11 +121,37 @@ static int c_script(const char *npy) {
     nd_release(&t);
     STEP(q);
   }
+  {
+    /* contractions and fused updates: their temporaries on every path */
+    nd_tensor x = ND_UNSET, y = ND_UNSET, yt = ND_UNSET, z = ND_UNSET;
+    int64_t s3[3] = {2, 3, 3}, sq[2] = {3, 3};
+    STEP(nd_zeros(&e, &c3, ND_FLOAT64, 2, sq));
+    nd_status q = nd_arange(&e, &x, ND_FLOAT64, 0, 18, 1);
+    if (!q) q = nd_reshape(&e, &y, &x, 3, s3);
+    if (!q) q = nd_transpose(&e, &yt, &y, 1, 2);        /* no view flattens it */
+    if (!q) q = nd_tensordot(&e, &z, &yt, &y, 2, (int[]){1, 2}, (int[]){1, 2});
+    nd_release(&z);
+    if (!q) q = nd_kron(&e, &z, &y, &yt);
+    nd_release(&z);
+    if (!q) q = nd_cross(&e, &z, &y, &yt, 1);
+    nd_release(&z);
+    if (!q) q = nd_normalize(&e, &z, &yt, 2, 1, 1e-12);
+    nd_release(&z);
+    if (!q) q = nd_dist(&e, &z, &y, &yt, 2);
+    nd_release(&z);
+    if (!q) q = nd_addbmm(&e, &z, &c3, &y, &yt, 0.5, 2);
+    nd_release(&z);
+    if (!q) q = nd_addcmul(&e, &z, ND_NEW, &y, &yt, &y, 0.5);
+    if (!q) q = nd_baddbmm(&e, &y, &y, &yt, &y, 1, 1); /* in place, overlapping */
+    nd_release(&z);
+    nd_release(&yt), nd_release(&y), nd_release(&x);
+    STEP(q);
+  }
   ok = 1;
 out:
   nd_release(&a); nd_release(&b); nd_release(&v); nd_release(&c);
   nd_release(&m); nd_release(&r); nd_release(&s); nd_release(&l);
-  nd_release(&k); nd_release(&w);
+  nd_release(&k); nd_release(&w); nd_release(&c3);
   return ok;
 }
 
