@@ -270,6 +270,13 @@ local FC = {
   addmm_ = { "m, n, 0.5, 0.1", nil, on = { "y" } }, addmv_ = { "m, v4, 0.5, 0.1", nil, on = { "w4" } },
   addr_ = { "a, b, 0.5, 0.1", nil, on = { "W3" } }, baddbmm_ = { "bm, bm, 0.5, 0.1", nil, on = { "bw" } },
   addbmm_ = { "bm, bm, 0.5, 0.1", nil, on = { "y" } },
+  addcmul = { "a, b, 0.5", "# + 0.5 * a * b", on = { "x" } }, addcmul_ = { "a, b, 1e-3", nil, on = { "x" } },
+  addcdiv = { "a, b, 0.5", "# + 0.5 * a / b", on = { "x" } }, addcdiv_ = { "a, b, 1e-3", nil, on = { "x" } },
+  -- contractions
+  tensordot = { "n, 1", "np.tensordot(#, n, 1)", on = { "m" } }, inner = { "b", "np.inner(#, b)", on = { "a" } },
+  kron = { "M3", "np.kron(#, M3)", on = { "M3" } }, cross = { "b", "np.cross(#, b)", on = { "a" } },
+  dist = { "b", "np.linalg.norm(# - b)", on = { "a" } },
+  normalize = { "2, 1", "# / max(np.linalg.norm(#), 1e-12)", on = { "a" } },
   index_select = { "1, ix", "np.take(#, ix, axis=0)" }, gather = { "1, ix", "np.take_along_axis(#, ix, 0)", on = { "a" } },
   take = { "ix", "np.take(#, ix)" }, masked_select = { "c", "#[c]", on = { "a" } },
   nonzero = { "", "np.nonzero(#)" }, scatter_ = { "1, ix, 0", nil, on = { "x" } },

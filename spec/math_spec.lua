@@ -344,5 +344,7 @@ describe("addcmul and addcdiv", function()
     assert_error_matches(function() nd.addcmul(nd.ones(3), nd.ones(3), nd.ones(3), "x") end,
       "addcmul: value must be a number, got string")
     assert_error_matches(function() nd.ones(3):expand(2, 3):addcmul_(nd.ones(3), nd.ones(3)) end, "addcmul_:")
+    assert_error_matches(function() nd.addcmul(nd.ones(3), nd.ones(3), nd.ones(3), nd.empty(3), 0.5) end,
+      "addcmul: nothing may follow out (argument 4), got number")
   end)
 end)

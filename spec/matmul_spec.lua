@@ -698,6 +698,11 @@ describe("the fused updates addmv, addr, baddbmm, addbmm", function()
     assert_error_matches(function() x:expand(2, 2):addr_(x, x) end, "addr_:")
     local ok = pcall(nd.baddbmm, nd.zeros(2, 2, 2), nd.zeros(2, 2, 2), nd.zeros(2, 2, 2), 1, 1, nd.zeros(2, 2, 2), 1)
     assert.is_false(ok)
+    -- out straight after the tensors ends the call: a beta after it is not ignored
+    assert_error_matches(function() nd.addmv(c, A, x, nd.empty(2), 2) end,
+      "addmv: nothing may follow out (argument 4), got number")
+    assert_error_matches(function() nd.addmm(A, A, A, nd.empty(2, 2), nil, 3) end,
+      "addmm: nothing may follow out (argument 4), got number")
   end)
 end)
 

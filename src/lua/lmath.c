@@ -93,6 +93,9 @@ static int addc(lua_State *L, const char *fn, addc_fn f, int inplace) {
   nd_tensor *t = ndL_check(L, 1, fn), *a = ndL_check(L, 2, fn),
             *b = ndL_check(L, 3, fn);
   int oi = inplace ? 1 : ndL_test(L, 4) ? 4 : 0;
+  if (oi == 4 && !lua_isnoneornil(L, 5)) /* (t, a, b, out, value): no */
+    return ndL_error(L, "%s: nothing may follow out (argument 4), got %s",
+                     fn, ndL_typename(L, 5));
   double v = oi == 4 ? 1 : ndL_optnum(L, 4, fn, "value", 1);
   if (!inplace && !oi && !lua_isnoneornil(L, 5)) {
     ndL_check(L, 5, fn);

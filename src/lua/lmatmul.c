@@ -53,6 +53,10 @@ static int fused(lua_State *L, const char *fn, fused_fn f, int inplace) {
   int oi = inplace ? 1 : 0;
   if (!inplace && ndL_test(L, 4)) {
     oi = 4;
+    for (int i = 5; i <= 6; i++) /* (c, a, b, out, beta): no */
+      if (!lua_isnoneornil(L, i))
+        return ndL_error(L, "%s: nothing may follow out (argument 4), got "
+                         "%s", fn, ndL_typename(L, i));
   } else {
     beta = ndL_optnum(L, 4, fn, "beta", 1);
     alpha = ndL_optnum(L, 5, fn, "alpha", 1);
