@@ -36,7 +36,10 @@ CFLAGS   ?= -O2 -g
 # Hidden by default: the shared libraries export what the public headers
 # declare (they push default visibility) and what src/core/base/nd_internal.h
 # marks ND_EXPORT, nothing else (make check-exports).
-ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -fPIC -fno-semantic-interposition -fvisibility=hidden -pthread \
+# -ffp-contract=off: a * b + c is never fused into one FMA, so results are
+# the same whichever compiler builds nd (GCC's ISO C default; clang fuses
+# within an expression unless told) and match PyTorch's unfused kernels.
+ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -ffp-contract=off -fPIC -fno-semantic-interposition -fvisibility=hidden -pthread \
              -Iinclude $(CORE_INC) $(LUA_CFLAGS) $(BLAS_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS   = $(BLAS_LIBS) $(SLEEF_LIBS) -lm -pthread -ldl
 
