@@ -277,6 +277,31 @@ describe("matmul", function()
       assert.same({ "b" }, nd.matmul_plan(nd.rand(3, 4), nd.rand(1):expand(4)).copies)
     end)
 
+    it("run batches of tiny products in the plain loop, in any layout", function()
+      for _, dt in ipairs({ "float64", "float32" }) do
+        local a = nd.rand(50, 4, 4):to(dt)
+        local b = nd.rand(50, 4, 1):to(dt)
+        local p = nd.matmul_plan(a, b)
+        assert.same({ "loop", 50, {} }, { p.routine, p.batch, p.copies })
+        local tol = dt == "float32" and 1e-6 or 1e-12
+        assert_matches(ref_matmul(a, b), { 50, 4, 1 }, nd.matmul(a, b), tol)
+        local at = a:transpose(2, 3):contiguous():transpose(2, 3) -- columns
+        assert_matches(ref_matmul(at, b), { 50, 4, 1 }, nd.matmul(at, b), tol)
+        local fl = a:flip({ 1, 3 }) -- negative strides, no copy in the loop
+        assert.same({}, nd.matmul_plan(fl, b).copies)
+        assert_matches(ref_matmul(fl, b), { 50, 4, 1 }, nd.matmul(fl, b), tol)
+        local big = nd.rand(50, 4, 5):to(dt) -- k = 5: the k loop
+        local bb = nd.rand(50, 5, 1):to(dt)
+        assert_matches(ref_matmul(big, bb), { 50, 4, 1 }, nd.matmul(big, bb), tol)
+        -- beta and alpha through the loop
+        local c = nd.rand(50, 4, 1):to(dt)
+        local want = c * 0.5 + nd.matmul(a, b) * 2
+        assert.is_true(nd.allclose(want, nd.baddbmm(c, a, b, 0.5, 2), tol * 10, tol))
+      end
+      -- one b for all: one BLAS call still
+      assert.equals("dgemm", nd.matmul_plan(nd.rand(50, 4, 4), nd.rand(4, 1)).routine)
+    end)
+
     it("fold batch dims into M when the strides allow one call", function()
       local p = nd.matmul_plan(nd.rand(2, 3, 4), nd.rand(4, 5))
       assert.same({ 1, 6, {} }, { p.batch, p.m, p.copies })

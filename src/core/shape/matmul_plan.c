@@ -11,6 +11,10 @@ enum { OA = 0, OB = 1, OC = 2 }; /* operands: a, b, out */
 
 static int64_t max1(int64_t v) { return v > 1 ? v : 1; }
 
+/* Multiply-adds per product at or below which a batch of products runs in
+ * the plain loop (see nd_plan_matmul). */
+#define SMALL 32
+
 /* A rows x cols matrix with strides rs, cs: the layouts in which BLAS can
  * read it (ROW: element (i,j) at i*ld + j with ld >= cols; COL: at
  * i + j*ld with ld >= rows) and their leading dims in ld[ROW], ld[COL].
@@ -162,7 +166,19 @@ nd_status nd_plan_matmul(nd_err *e, const char *fn, nd_blas_plan *p,
     }
     if (nd_check_writable(e, fn, out)) return e->code;
   }
-  const int blas = dtype == ND_FLOAT32 || dtype == ND_FLOAT64;
+  /* Many tiny products (a 4x4 matrix by a 4-vector per point) go to the
+   * plain loop: a BLAS call's setup costs more than its SMALL
+   * multiply-adds, and the loop reads any strides without copies. Not
+   * when b is one matrix for every batch element: then one call may do
+   * them all. */
+  int b_varies = 0; /* else one call may do them all (the fold below) */
+  for (int j = 0, bb = b->ndim - 1 - hb; j < nbd; j++) {
+    int i = j - (nbd - bb);
+    b_varies |= i >= 0 && b->size[i] > 1;
+  }
+  const int tiny = nb > 1 && b_varies && M <= SMALL && N <= SMALL &&
+                   K <= SMALL && M * N * K <= SMALL;
+  const int blas = (dtype == ND_FLOAT32 || dtype == ND_FLOAT64) && !tiny;
   p->routine = !blas ? ND_BLAS_LOOP
                : !ha && !hb ? ND_BLAS_DOT
                : !ha || !hb ? ND_BLAS_GEMV
