@@ -132,6 +132,13 @@ typedef void (*nd_free_fn)(void *p, size_t nbytes, void *ud);
 void nd_set_allocator(nd_alloc_fn alloc, nd_free_fn free, void *ud);
 void nd_set_num_threads(int n);  /* OpenBLAS and nd's own kernels */
 int nd_get_num_threads(void);
+/* Tensor allocations counted, for tests of what a call allocates: while
+ * counting is on, every new tensor storage (not wrapped memory, not
+ * scratch) adds 1 and its bytes. nd_count_allocations(on) starts (and
+ * zeroes) or stops counting; nd_allocations reads the counts. Process-wide,
+ * relaxed atomics: count from one thread at a time. */
+void nd_count_allocations(int on);
+void nd_allocations(int64_t *count, int64_t *bytes);
 
 /* ---- geometry: pure functions on sizes and strides ---------------------- */
 int64_t nd_numel(const nd_tensor *t);
@@ -379,8 +386,9 @@ nd_status nd_addbmm(nd_err *e, nd_tensor *out, const nd_tensor *c,
 
 /* ---- contractions (src/core/contract/) ------------------------------------- */
 /* tensordot: a's dims da[0..n) against b's db[0..n) (0-based, distinct,
- * equal sizes), the result a's other dims then b's (one matrix product;
- * an operand that no view can flatten is copied). inner: the last dims
+ * equal sizes), the result a's other dims then b's (an einsum: one
+ * matrix product, an operand copied only when no order of its contracted
+ * dims is one stride). inner: the last dims
  * (a 0-d operand multiplies). kron: the Kronecker product (ranks padded
  * with leading 1s; at most ND_MAX_DIMS / 2 dims). cross: 3-vectors along
  * dim of a and b broadcast together. dist: ||a - b||_p, 0-d. normalize:
@@ -399,6 +407,87 @@ nd_status nd_dist(nd_err *e, nd_tensor *out, const nd_tensor *a,
                   const nd_tensor *b, double p);
 nd_status nd_normalize(nd_err *e, nd_tensor *out, const nd_tensor *t,
                        double p, int dim, double eps);
+
+/* ---- einsum (src/core/contract/einsum*.c) -- */
+/* NumPy's notation: "bij,bjk->bik", implicit output ("ij,jk": the labels
+ * seen once, in ASCII order, after the ... dims), "..." broadcasting,
+ * repeated labels in one operand (a diagonal view), labels summed where
+ * they appear only once. The operands are prepared (diagonals and dropped
+ * size-1 broadcast dims are views; labels no other operand and not the
+ * output needs are summed into a new tensor) and contracted pairwise in
+ * the order of least multiply-adds (exhaustive up to 8 operands, greedy
+ * beyond), each pair as one batched matrix product on views of the
+ * operands' own strides -- copied only where BLAS cannot read them -- or,
+ * when nothing is contracted, one broadcast multiply. All operands
+ * promote together (as matmul's: integers through the integer loop). The
+ * result is new (0-d for a scalar), laid out row-major in the output's
+ * order. */
+#define ND_EINSUM_MAX_OPERANDS 32
+enum { ND_EINSUM_MATMUL, ND_EINSUM_MUL, ND_EINSUM_COPY }; /* step kinds */
+enum { ND_EINSUM_DTYPE = 1, ND_EINSUM_LAYOUT, ND_EINSUM_MERGE }; /* why copied */
+/* A view as a kernel gets it: sizes, strides and its dims' labels
+ * ("b,i,jk": comma-separated, a merged dim's labels together). */
+typedef struct nd_einsum_view {
+  int ndim;
+  int64_t size[ND_MAX_DIMS], stride[ND_MAX_DIMS];
+  char labels[128];
+} nd_einsum_view;
+/* One operand's preparation: its view (diagonals taken, broadcast size-1
+ * dims dropped) and the labels summed out of it into a new tensor. */
+typedef struct nd_einsum_prep {
+  char spec[160];    /* "iij->ij" */
+  int diagonal;      /* a label repeated */
+  char summed[72];   /* labels summed ("" none) */
+  int nsum, sum_dims[ND_MAX_DIMS]; /* their dims in view */
+  nd_einsum_view view;
+  int64_t bytes;     /* allocated (the sum, and its conversion) */
+  int allocations;
+} nd_einsum_prep;
+/* One pairwise step: x and y are operands (0..n-1 the prepared inputs,
+ * n + s the result of step s); a COPY step (one operand, y = -1) only
+ * writes x into the result. */
+typedef struct nd_einsum_step {
+  int kind, x, y;
+  char spec[240];                 /* "bij,bjk->bik" */
+  int ndim;                       /* its result, row-major */
+  int64_t size[ND_MAX_DIMS];
+  nd_einsum_view a, b, out;       /* as the kernel gets them */
+  int merge;                      /* bits 1 (x), 2 (y): copied so the
+                                     contracted labels are one stride */
+  nd_einsum_view merge_src[2];    /* the views those copies read */
+  nd_blas_plan call;              /* ND_EINSUM_MATMUL */
+  int ncopies;
+  int copy_what[5], copy_why[5];  /* 0 a (x), 1 b (y), 2 out; ND_EINSUM_* */
+  int64_t copy_bytes[5];
+  int64_t bytes;                  /* allocated: copies, its result */
+  int allocations;
+} nd_einsum_step;
+typedef struct nd_einsum_path {
+  int nops, nsteps, dtype, ndim;
+  int64_t size[ND_MAX_DIMS];     /* the result */
+  char spec[240];                 /* explicit, ellipses named by letters */
+  int64_t bytes;                  /* everything the call allocates */
+  int allocations;
+  nd_einsum_prep *prep;           /* nops of them */
+  nd_einsum_step *step;           /* nsteps (at most nops) */
+} nd_einsum_path;
+/* A path for n operands is one block of nd_einsum_path_bytes(n) bytes
+ * (aligned for any type), the arrays after the header:
+ * nd_einsum_path_init(block, n) points them there. */
+size_t nd_einsum_path_bytes(int n);
+nd_einsum_path *nd_einsum_path_init(void *block, int n);
+/* The plan into path (made for at least n operands), touching no element. */
+nd_status nd_einsum_plan(nd_err *e, nd_einsum_path *path, const char *spec,
+                         int n, const nd_tensor *const *ops);
+/* out (unset) = the contraction (its plan in scratch memory). */
+nd_status nd_einsum(nd_err *e, nd_tensor *out, const char *spec, int n,
+                    const nd_tensor *const *ops);
+/* out (unset) = the contraction a path describes, for operands of the
+ * dtypes, sizes and strides it was planned for (storage and offsets may
+ * differ): nothing is checked again -- a loop calling one einsum plans
+ * once (the Lua binding keeps the last path). */
+nd_status nd_einsum_run(nd_err *e, nd_tensor *out, const nd_einsum_path *p,
+                        const nd_tensor *const *ops);
 
 /* ---- elementwise ops and reductions (src/core/kernels/elementwise*.c, reduce.c) -- */
 /* Operands broadcast (NumPy rules) and promote as PyTorch's do. An operand

@@ -17,7 +17,7 @@ local module_only = {
   wrap = true,
   linalg = true,
   normal = true, uniform = true, randperm = true, generator = true,
-  default_generator = true, clock = true,
+  default_generator = true, clock = true, einsum = true, einsum_plan = true,
 }
 -- Internal entry points, neither functions nor methods.
 local internal = {
@@ -28,7 +28,7 @@ local internal = {
   anchor = true, view_keep = true, set_maker = true, arm = true, debt = true, charge_step = true,
   nargs = true, too_many = true, call_as = true, typename = true,
   optable = true, consts = true, fviews = true, ffamily = true, ffi_api_decl = true,
-  layout_facts = true, fcalls = true, fqueries = true,
+  layout_facts = true, fcalls = true, fqueries = true, allocations = true,
 }
 
 for name, f in pairs(C) do

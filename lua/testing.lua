@@ -85,6 +85,11 @@ return function(ext)
   end
 
   local M = {}
+  -- testing.allocations(f, ...) -> count, bytes: the tensors f(...)
+  -- allocated from nd's allocator and their bytes (what a plan such as
+  -- einsum_plan's promises; LuaJIT's small results, made in its own heap,
+  -- are not counted). Count from one thread at a time.
+  M.allocations = ext.C.allocations
   function M.tensor_equal(a, b)
     a, b = as_tensor(a, b), as_tensor(b, a)
     local bad = sizes_differ(a, b, true)

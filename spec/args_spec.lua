@@ -12,6 +12,7 @@ local variadic = {
   permute = true, expand = true, broadcast_to = true, view = true, reshape = true,
   flip = true, rand = true, randn = true, randint = true, uniform = true,
   normal = true, bernoulli = true, randperm = true, tile = true, meshgrid = true,
+  einsum = true, einsum_plan = true, -- a spec, then any number of operands
 }
 
 local function each_function(f)

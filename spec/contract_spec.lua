@@ -87,6 +87,18 @@ describe("tensordot", function()
     local e = nd.eye(3)
     assert.is_false(nd.same_storage(nd.tensordot(e, nd.ones(1), { {}, {} }), e))
   end)
+  it("copies no operand whose contracted dims some order makes one stride", function()
+    local testing = require "nd.testing"
+    local a = nd.rand(3, 4, 5)
+    local b = nd.rand(4, 5, 2):permute({ 2, 1, 3 }) -- (5, 4, 2), dims 1 and 2 one stride
+    local r
+    local count, bytes = testing.allocations(function() r = nd.tensordot(a, b, { { 3, 2 }, { 1, 2 } }) end)
+    assert.equals(1, count) -- the result only
+    assert.equals(3 * 2 * 8, bytes)
+    local want = nd.tensordot(a:contiguous(), b:contiguous(), { { 3, 2 }, { 1, 2 } })
+    assert.is_true(nd.allclose(want, r))
+  end)
+
   it("checks its arguments", function()
     local a, b = nd.ones(2, 3), nd.ones(4, 3)
     assert_error_matches(function() nd.tensordot(a, b, 1) end, "tensordot: dim 2 of a has size 3, dim 1 of b size 4")

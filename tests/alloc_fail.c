@@ -144,6 +144,12 @@ static int c_script(const char *npy) {
     if (!q) q = nd_addcmul(&e, &z, ND_NEW, &y, &yt, &y, 0.5);
     if (!q) q = nd_baddbmm(&e, &y, &y, &yt, &y, 1, 1); /* in place, overlapping */
     nd_release(&z);
+    /* einsum: its plan (scratch), a sum, a merge copy, an intermediate */
+    const nd_tensor *ops3[3] = {&y, &yt, &y};
+    if (!q) q = nd_einsum(&e, &z, "ijk,ikj,ilm->jl", 3, ops3);
+    nd_release(&z);
+    if (!q) q = nd_einsum(&e, &z, "ijj->i", 1, ops3 + 1);
+    nd_release(&z);
     nd_release(&yt), nd_release(&y), nd_release(&x);
     STEP(q);
   }

@@ -123,6 +123,8 @@ static const sig sigs[] = {
     {"addbmm_", "c, a, b [, beta, alpha]", NULL},
     {"matmul_plan", "a, b [, out]", NULL},
     /* contractions */
+    {"einsum", "...", NULL},
+    {"einsum_plan", "...", NULL},
     {"tensordot", "a, b, dims", NULL},
     {"inner", "a, b", NULL},
     {"kron", "a, b", NULL},

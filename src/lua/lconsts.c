@@ -11,24 +11,15 @@ X(bytes of nd_err's message), status = { OK =,
  *     EINVAL =, ENOMEM =, EOVERFLOW =, EIO = } }. */
 #include "lnd.h"
 
-static void setint(lua_State *L, const char *k, int64_t v) {
-  ndL_pushint(L, v);
-  lua_setfield(L, -2, k);
-}
-static void setstr(lua_State *L, const char *k, const char *v) {
-  lua_pushstring(L, v);
-  lua_setfield(L, -2, k);
-}
-
 /* Classes as nd.h's ND_OPS comment gives them. */
 static void op_row(lua_State *L, int i, const char *name, int id,
                    const char *family, int arity, char cls) {
   lua_createtable(L, 0, 6);
-  setstr(L, "name", name);
-  setint(L, "id", id);
-  setstr(L, "family", family);
-  setint(L, "arity", arity);
-  setstr(L, "result", cls == 'F' ? "float" : cls == 'B' ? "bool" : "same");
+  ndL_setstr(L, "name", name);
+  ndL_setint(L, "id", id);
+  ndL_setstr(L, "family", family);
+  ndL_setint(L, "arity", arity);
+  ndL_setstr(L, "result", cls == 'F' ? "float" : cls == 'B' ? "bool" : "same");
   if (cls == 'I') {
     lua_pushboolean(L, 1);
     lua_setfield(L, -2, "integers");
@@ -54,37 +45,55 @@ static int l_optable(lua_State *L) {
   return 1;
 }
 
+/* C.allocations(f, ...): f(...) called with nd_count_allocations on;
+ * returns the tensors allocated and their bytes (nd.testing's
+ * allocations). An error in f stops counting and is raised again. */
+static int l_allocations(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  nd_count_allocations(1);
+  int st = lua_pcall(L, lua_gettop(L) - 1, 0, 0);
+  int64_t n, bytes;
+  nd_allocations(&n, &bytes);
+  nd_count_allocations(0);
+  if (st) return lua_error(L);
+  ndL_pushint(L, n);
+  ndL_pushint(L, bytes);
+  return 2;
+}
+
 void ndL_open_consts(lua_State *L) {
   int i = 0;
   lua_pushcfunction(L, l_optable);
   lua_setfield(L, -2, "optable");
+  lua_pushcfunction(L, l_allocations);
+  lua_setfield(L, -2, "allocations");
 
   lua_createtable(L, 0, 8);
   lua_createtable(L, ND_NDTYPES, 0);
   i = 0;
 #define DTYPE(E, name, T, kind)                                             \
   lua_createtable(L, 0, 5);                                                 \
-  setstr(L, "name", #name);                                                 \
-  setint(L, "id", ND_##E);                                                  \
-  setint(L, "size", (int64_t)sizeof(T));                                    \
-  setstr(L, "ctype", #T);                                                   \
-  setstr(L, "kind", (const char[]){kind, 0});                              \
+  ndL_setstr(L, "name", #name);                                                 \
+  ndL_setint(L, "id", ND_##E);                                                  \
+  ndL_setint(L, "size", (int64_t)sizeof(T));                                    \
+  ndL_setstr(L, "ctype", #T);                                                   \
+  ndL_setstr(L, "kind", (const char[]){kind, 0});                              \
   lua_rawseti(L, -2, ++i);
   ND_DTYPES(DTYPE)
 #undef DTYPE
   lua_setfield(L, -2, "dtypes");
-  setint(L, "NEW", ND_NEW);
-  setint(L, "OUT", ND_OUT);
-  setint(L, "INPLACE", ND_INPLACE);
-  setint(L, "SHAPE", ND_SHAPE);
-  setint(L, "MAX_DIMS", ND_MAX_DIMS);
-  setint(L, "ERR_MSG", (int64_t)sizeof(((nd_err *)0)->msg));
+  ndL_setint(L, "NEW", ND_NEW);
+  ndL_setint(L, "OUT", ND_OUT);
+  ndL_setint(L, "INPLACE", ND_INPLACE);
+  ndL_setint(L, "SHAPE", ND_SHAPE);
+  ndL_setint(L, "MAX_DIMS", ND_MAX_DIMS);
+  ndL_setint(L, "ERR_MSG", (int64_t)sizeof(((nd_err *)0)->msg));
   lua_createtable(L, 0, 5);
-  setint(L, "OK", ND_OK);
-  setint(L, "EINVAL", ND_EINVAL);
-  setint(L, "ENOMEM", ND_ENOMEM);
-  setint(L, "EOVERFLOW", ND_EOVERFLOW);
-  setint(L, "EIO", ND_EIO);
+  ndL_setint(L, "OK", ND_OK);
+  ndL_setint(L, "EINVAL", ND_EINVAL);
+  ndL_setint(L, "ENOMEM", ND_ENOMEM);
+  ndL_setint(L, "EOVERFLOW", ND_EOVERFLOW);
+  ndL_setint(L, "EIO", ND_EIO);
   lua_setfield(L, -2, "status");
   lua_setfield(L, -2, "consts");
 }

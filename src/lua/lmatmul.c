@@ -84,17 +84,45 @@ static int fused(lua_State *L, const char *fn, fused_fn f, int inplace) {
 ND_FUSED_UPDATES(FUSED)
 #undef FUSED
 
-static void set_int(lua_State *L, const char *k, int64_t v) {
-  ndL_pushint(L, v);
-  lua_setfield(L, -2, k);
-}
-static void set_str(lua_State *L, const char *k, const char *v) {
-  lua_pushstring(L, v);
-  lua_setfield(L, -2, k);
+
+/* A matmul plan as matmul_plan's table; fields that do not apply are nil.
+ * (einsum_plan's steps carry one each.) */
+void ndL_push_blas_plan(lua_State *L, const nd_blas_plan *p) {
+  static const char *const names[] = {"gemm", "gemv", "dot"};
+  char routine[8];
+  const int blas_call = p->routine != ND_BLAS_LOOP && p->batch > 0;
+  if (p->routine == ND_BLAS_LOOP)
+    snprintf(routine, sizeof routine, "loop");
+  else
+    snprintf(routine, sizeof routine, "%s%s",
+             p->dtype == ND_FLOAT32 ? "s" : "d", names[p->routine]);
+  lua_newtable(L);
+  ndL_setstr(L, "routine", routine);
+  ndL_setstr(L, "dtype", nd_dtype_name(p->dtype));
+  if (blas_call && p->routine != ND_BLAS_DOT)
+    ndL_setstr(L, "order", p->col_major ? "col" : "row");
+  if (blas_call && p->transa) ndL_setstr(L, "transa", p->transa == 'T' ? "T" : "N");
+  if (blas_call && p->transb) ndL_setstr(L, "transb", p->transb == 'T' ? "T" : "N");
+  if (!blas_call || p->routine != ND_BLAS_DOT) ndL_setint(L, "m", p->m);
+  ndL_setint(L, "n", p->n);
+  if (!blas_call || p->routine == ND_BLAS_GEMM) ndL_setint(L, "k", p->k);
+  if (p->lda) ndL_setint(L, "lda", p->lda);
+  if (p->ldb) ndL_setint(L, "ldb", p->ldb);
+  if (p->ldc) ndL_setint(L, "ldc", p->ldc);
+  if (p->incx) ndL_setint(L, "incx", p->incx);
+  if (p->incy) ndL_setint(L, "incy", p->incy);
+  ndL_setint(L, "batch", p->batch);
+  lua_newtable(L);
+  static const char *const ops[] = {"a", "b", "out"};
+  for (int k = 0, n = 0; k < 3; k++)
+    if (p->copies & (1 << k)) {
+      lua_pushstring(L, ops[k]);
+      lua_rawseti(L, -2, ++n);
+    }
+  lua_setfield(L, -2, "copies");
 }
 
-/* matmul_plan(a, b [, out]): the plan as a table; fields that do not
- * apply are nil. */
+/* matmul_plan(a, b [, out]) */
 static int l_matmul_plan(lua_State *L) {
   nd_tensor *a = ndL_check(L, 1, "matmul_plan");
   nd_tensor *b = ndL_check(L, 2, "matmul_plan");
@@ -102,38 +130,7 @@ static int l_matmul_plan(lua_State *L) {
   nd_blas_plan p;
   nd_err e = ndL_err();
   if (nd_matmul_plan(&e, &p, a, b, o)) return ndL_raise(L, &e);
-  static const char *const names[] = {"gemm", "gemv", "dot"};
-  char routine[8];
-  const int blas_call = p.routine != ND_BLAS_LOOP && p.batch > 0;
-  if (p.routine == ND_BLAS_LOOP)
-    snprintf(routine, sizeof routine, "loop");
-  else
-    snprintf(routine, sizeof routine, "%s%s",
-             p.dtype == ND_FLOAT32 ? "s" : "d", names[p.routine]);
-  lua_newtable(L);
-  set_str(L, "routine", routine);
-  set_str(L, "dtype", nd_dtype_name(p.dtype));
-  if (blas_call && p.routine != ND_BLAS_DOT)
-    set_str(L, "order", p.col_major ? "col" : "row");
-  if (blas_call && p.transa) set_str(L, "transa", p.transa == 'T' ? "T" : "N");
-  if (blas_call && p.transb) set_str(L, "transb", p.transb == 'T' ? "T" : "N");
-  if (!blas_call || p.routine != ND_BLAS_DOT) set_int(L, "m", p.m);
-  set_int(L, "n", p.n);
-  if (!blas_call || p.routine == ND_BLAS_GEMM) set_int(L, "k", p.k);
-  if (p.lda) set_int(L, "lda", p.lda);
-  if (p.ldb) set_int(L, "ldb", p.ldb);
-  if (p.ldc) set_int(L, "ldc", p.ldc);
-  if (p.incx) set_int(L, "incx", p.incx);
-  if (p.incy) set_int(L, "incy", p.incy);
-  set_int(L, "batch", p.batch);
-  lua_newtable(L);
-  static const char *const ops[] = {"a", "b", "out"};
-  for (int k = 0, n = 0; k < 3; k++)
-    if (p.copies & (1 << k)) {
-      lua_pushstring(L, ops[k]);
-      lua_rawseti(L, -2, ++n);
-    }
-  lua_setfield(L, -2, "copies");
+  ndL_push_blas_plan(L, &p);
   return 1;
 }
 

@@ -247,3 +247,12 @@ int ndL_open(lua_State *L, void (*areas)(lua_State *L)) {
   lua_call(L, 1, 1);
   return 1;
 }
+
+void ndL_setint(lua_State *L, const char *k, int64_t v) {
+  ndL_pushint(L, v);
+  lua_setfield(L, -2, k);
+}
+void ndL_setstr(lua_State *L, const char *k, const char *v) {
+  lua_pushstring(L, v);
+  lua_setfield(L, -2, k);
+}

@@ -205,6 +205,9 @@ int ndL_dim_of(lua_State *L, int idx, const nd_tensor *t, const char *fn);
 int ndL_dimlist(lua_State *L, int idx, int ndim, const char *fn, int *dims);
 
 /* An integral count or position: an integer on Lua 5.3+, else a number. */
+/* t[k] = v for the table on top (the plan tables' fields). */
+void ndL_setint(lua_State *L, const char *k, int64_t v);
+void ndL_setstr(lua_State *L, const char *k, const char *v);
 static inline void ndL_pushint(lua_State *L, int64_t v) {
 #if LUA_VERSION_NUM >= 503
   lua_pushinteger(L, (lua_Integer)v);
@@ -232,6 +235,7 @@ void ndL_open_copies(lua_State *L);
 void ndL_open_ops(lua_State *L);
 void ndL_open_consts(lua_State *L); /* C.optable, C.consts (internal) */
 void ndL_open_matmul(lua_State *L);
+void ndL_push_blas_plan(lua_State *L, const nd_blas_plan *p); /* lmatmul.c */
 void ndL_open_contract(lua_State *L);
 void ndL_open_io(lua_State *L);
 void ndL_open_wrap(lua_State *L);

@@ -1,5 +1,6 @@
 /* Tensor lifecycle: creating, wrapping, sharing and releasing headers. */
 #include "core.h"
+#include <stdatomic.h>
 #include <stdlib.h>
 
 /* initial-exec: read at every allocation, without __tls_get_addr (the
@@ -13,6 +14,23 @@ void nd_result_into(int k, const nd_tensor *out, nd_storage *s) {
   if (k < 0 || k > 2) return;
   into[k].out = out;
   into[k].s = out ? s : NULL;
+}
+
+/* nd_count_allocations: a relaxed load per allocation while off. */
+static atomic_int counting;
+static atomic_llong counted, counted_bytes;
+
+void nd_count_allocations(int on) {
+  if (on) {
+    atomic_store_explicit(&counted, 0, memory_order_relaxed);
+    atomic_store_explicit(&counted_bytes, 0, memory_order_relaxed);
+  }
+  atomic_store_explicit(&counting, on != 0, memory_order_relaxed);
+}
+
+void nd_allocations(int64_t *count, int64_t *bytes) {
+  if (count) *count = atomic_load_explicit(&counted, memory_order_relaxed);
+  if (bytes) *bytes = atomic_load_explicit(&counted_bytes, memory_order_relaxed);
 }
 
 /* The scratch of a slot of nd_result_into that names out, or NULL. */
@@ -53,6 +71,9 @@ nd_status nd_alloc_tensor(nd_err *e, nd_tensor *out, int dtype, int ndim,
     if (zero && nbytes) memset(s->data, 0, (size_t)nbytes);
   } else if (nd_storage_new(e, &s, nbytes, zero)) {
     return e->code;
+  } else if (atomic_load_explicit(&counting, memory_order_relaxed)) {
+    atomic_fetch_add_explicit(&counted, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&counted_bytes, nbytes, memory_order_relaxed);
   }
   out->storage = s;
   out->dtype = dtype;

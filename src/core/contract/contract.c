@@ -5,9 +5,10 @@
 #include "shape.h"
 
 /* a's dims da[0..n) against b's db[0..n) (0-based, distinct, equal
- * sizes): a's other dims then b's, one matrix product of a permuted and
- * reshaped (a view when the strides allow, else a copy) into (M, K) and b
- * into (K, N). */
+ * sizes): a's other dims then b's. An einsum whose spec names the dims
+ * (a's labels A.., b's contracted ones shared): its plan picks the order
+ * of the contracted dims and the BLAS flags from the strides, so an
+ * operand is copied only when no order of them is one stride. */
 nd_status nd_tensordot(nd_err *e, nd_tensor *out, const nd_tensor *a,
                        const nd_tensor *b, int n, const int *da,
                        const int *db) {
@@ -29,31 +30,25 @@ nd_status nd_tensordot(nd_err *e, nd_tensor *out, const nd_tensor *a,
                      (long long)a->size[da[i]], db[i] + e->base,
                      (long long)b->size[db[i]]);
   }
-  int pa[ND_MAX_DIMS], pb[ND_MAX_DIMS], na = 0, nb = n, nr = 0;
-  int64_t M = 1, N = 1, K = 1, rsize[ND_MAX_DIMS];
-  for (int i = 0; i < a->ndim; i++)
-    if (!used_a[i]) pa[na++] = i, M *= a->size[i], rsize[nr++] = a->size[i];
-  for (int i = 0; i < n; i++) pa[na + i] = da[i], K *= a->size[da[i]];
-  for (int i = 0; i < n; i++) pb[i] = db[i];
-  for (int i = 0; i < b->ndim; i++)
-    if (!used_b[i]) pb[nb++] = i, N *= b->size[i], rsize[nr++] = b->size[i];
-  if (nr > ND_MAX_DIMS)
+  if (a->ndim + b->ndim - 2 * n > ND_MAX_DIMS)
     return nd_fail(e, ND_EINVAL, "%s: the result would have %d dims, at most "
-                   "%d supported", fn, nr, ND_MAX_DIMS);
-  nd_tensor ap = ND_UNSET, bp = ND_UNSET, am = ND_UNSET, bm = ND_UNSET,
-            r = ND_UNSET;
-  int64_t sa[2] = {M, K}, sb[2] = {K, N};
-  nd_status st;
-  if ((st = nd_permute(e, &ap, a, pa)) || (st = nd_permute(e, &bp, b, pb)) ||
-      (st = nd_reshape(e, &am, &ap, 2, sa)) ||
-      (st = nd_reshape(e, &bm, &bp, 2, sb)) ||
-      (st = nd_matmul(e, &r, &am, &bm)))
-    goto done;
-  st = nd_view(e, out, &r, nr, rsize); /* a fresh result: still new */
-done:
-  nd_release(&ap), nd_release(&bp), nd_release(&am), nd_release(&bm);
-  nd_release(&r);
-  return st ? nd_err_name(e, fn) : ND_OK;
+                   "%d supported", fn, a->ndim + b->ndim - 2 * n, ND_MAX_DIMS);
+  /* a's dims are labels 0.., b's free dims 16..: letters A-Z then a-z */
+  static const char L[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  char spec[3 * ND_MAX_DIMS + 8], *p = spec, lb[ND_MAX_DIMS];
+  for (int i = 0; i < b->ndim; i++) lb[i] = L[ND_MAX_DIMS + i];
+  for (int i = 0; i < n; i++) lb[db[i]] = L[da[i]];
+  for (int i = 0; i < a->ndim; i++) *p++ = L[i];
+  *p++ = ',';
+  for (int i = 0; i < b->ndim; i++) *p++ = lb[i];
+  *p++ = '-', *p++ = '>';
+  for (int i = 0; i < a->ndim; i++)
+    if (!used_a[i]) *p++ = L[i];
+  for (int i = 0; i < b->ndim; i++)
+    if (!used_b[i]) *p++ = lb[i];
+  *p = '\0';
+  const nd_tensor *ops[2] = {a, b};
+  return nd_einsum(e, out, spec, 2, ops) ? nd_err_name(e, fn) : ND_OK;
 }
 
 /* The last dims of a and b contracted; a 0-d operand multiplies. */

@@ -49,4 +49,10 @@ void nd_iter_run_elems(const nd_iter *it, nd_loop_fn fn, void *ctx,
 void nd_convert(int ddt, char *d, int64_t dst, int sdt, const char *s,
                 int64_t sst, int64_t n);
 
+/* Bytes of the accumulator tensor nd_reduce(op, t, dims) allocates
+ * besides its result (0: none; min/max of all elements excepted). For
+ * plans that report what a call allocates (einsum's). */
+int64_t nd_reduce_acc_bytes(int op, const nd_tensor *t, int ndims,
+                            const int *dims);
+
 #endif

@@ -452,9 +452,23 @@ static nd_status extreme_of_all(nd_err *e, nd_tensor *out, int op,
   return ND_OK;
 }
 
+static const int kof[] = {K_SUM, K_FSUM, K_PROD, K_MIN, K_MAX, K_ALL, K_ANY, K_SQSUM};
+
+int64_t nd_reduce_acc_bytes(int op, const nd_tensor *t, int ndims,
+                            const int *dims) {
+  int red[ND_MAX_DIMS];
+  nd_err e = {0};
+  if (op < 0 || op > ND_R_NORM || nd_reduced_mask(&e, "", t, ndims, dims, red))
+    return 0;
+  if (short_dim(t, red) >= 0) return 0;
+  int64_t m = 1;
+  for (int i = 0; i < t->ndim; i++)
+    if (!red[i]) m *= t->size[i];
+  return m * nd_dtype_size(acc_dtype(kof[op], t->dtype));
+}
+
 nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
                     int ndims, const int *dims, int keepdim) {
-  static const int kof[] = {K_SUM, K_FSUM, K_PROD, K_MIN, K_MAX, K_ALL, K_ANY, K_SQSUM};
   const char *fn = rname(op);
   int red[ND_MAX_DIMS];
   if (op < 0 || op > ND_R_NORM)
