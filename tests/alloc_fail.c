@@ -147,6 +147,20 @@ static int c_script(const char *npy) {
     nd_release(&yt), nd_release(&y), nd_release(&x);
     STEP(q);
   }
+  {
+    /* padding (a crop and a pad of one dim: through a temporary) */
+    nd_tensor x = ND_UNSET, y = ND_UNSET, z = ND_UNSET;
+    int64_t s2[2] = {3, 6}, pads[4] = {2, -1, 1, 1};
+    double seven = 7;
+    nd_status q = nd_arange(&e, &x, ND_INT64, 0, 18, 1);
+    if (!q) q = nd_reshape(&e, &y, &x, 2, s2);
+    if (!q) q = nd_pad(&e, &z, &y, 4, pads, ND_PAD_REFLECT, NULL);
+    nd_release(&z);
+    if (!q) q = nd_pad(&e, &z, &y, 4, pads, ND_PAD_CONSTANT, &seven);
+    nd_release(&z);
+    nd_release(&y), nd_release(&x);
+    STEP(q);
+  }
   ok = 1;
 out:
   nd_release(&a); nd_release(&b); nd_release(&v); nd_release(&c);

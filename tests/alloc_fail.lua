@@ -31,6 +31,7 @@ local ms = sv:masked_select(sv:gt(0.5))
 local q = nd.rand(64, 48) * nd.rand(48, 64):t()
 local o = nd.arange(13):as_strided({ 2, 2, 2 }, { 3, 4, 5 }, 0)
 o:fill_(-1)
+local pd = a:pad({ 2, -1, 1, 1 }, "reflect") + a:pad({ 1, 1 }, "circular")[{ {}, {}, { 2, 5 } }]:sum()
 local ok, ffi = pcall(require, "ffi")
 if ok then
   local buf = ffi.new("double[12]")

@@ -146,6 +146,8 @@ static const sig sigs[] = {
     {"log_softmax", "t, dim", NULL},
     {"count_nonzero", "t [, dim]", NULL},
     {"histc", "t [, bins [, min, max]]", NULL},
+    /* padding */
+    {"pad", "t, pads [, mode [, value]]", NULL},
     /* indexing with tensors */
     {"index_select", "t, dim, index", NULL},
     {"gather", "t, dim, index", NULL},
@@ -192,7 +194,6 @@ static const sig sigs[] = {
     {"triu", "t [, k]", NULL},
     {"diag", "t [, k]", NULL},
     {"trace", "t", NULL},
-    {"pad", "t, pads [, value]", NULL},
     {"meshgrid", "...", NULL},
     {"hstack", "tensors", NULL},
     {"vstack", "tensors", NULL},
