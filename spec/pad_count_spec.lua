@@ -1,4 +1,4 @@
--- nd.pad's modes: values against PyTorch and
+-- nd.pad's modes, nd.bincount and nd.one_hot: values against PyTorch and
 -- NumPy (spec/fixtures/pad_count_cases.lua, from
 -- tools/gen_pad_count_fixtures.py) with every tensor argument contiguous,
 -- transposed, flipped and stepped; results fresh; every error naming the
@@ -40,7 +40,7 @@ local function raises_all(fn, errors)
   end
 end
 
-for _, fn in ipairs({ "pad" }) do
+for _, fn in ipairs({ "pad", "bincount", "one_hot" }) do
   describe(fn .. " matches PyTorch and NumPy", function()
     for _, c in ipairs(cases) do
       if c.fn == fn then
@@ -120,4 +120,95 @@ describe("pad", function()
     { function() nd.pad(m, { 1, 1 }, "constant", 0, 1) end, "pad", "argument" },
   }
   raises_all("pad", errors)
+end)
+
+describe("bincount", function()
+  it("counts value v at position v + 1", function()
+    local c = nd.tensor({ 0, 2, 2, 5 }, "uint8"):bincount()
+    assert.same({ 1, 0, 2, 0, 0, 1 }, c:totable())
+    assert.equals(2, c[2 + 1])
+    assert.equals("int64", c:dtype())
+    -- argmax's labels are 1-based already: subtract 1 to count them as values
+    local labels = nd.tensor({ { 0, 9 }, { 8, 1 }, { 7, 2 } }):argmax(2)
+    assert.same({ 2, 1, 1 }, labels:totable())
+    assert.same({ 2, 1 }, (labels - 1):bincount():totable())
+  end)
+
+  it("counts an image's values, over views of it too", function()
+    nd.manual_seed(24)
+    local flat = nd.randint(0, 256, { 37 * 41 * 3 }, "uint8")
+    local c = flat:bincount(nil, 256)
+    for v = 0, 255, 17 do assert.equals(flat:eq(v):sum(), c[v + 1]) end
+    assert.equals(flat:numel(), c:sum())
+    for _, view in ipairs({ flat[{ { 2, -1, 3 } }], flat:flip(1), flat[{ { -1, 1, -5 } }] }) do
+      assert.same(view:clone():bincount():totable(), view:bincount():totable())
+      assert.same(view:clone():int():bincount(nil, 300):totable(), view:int():bincount(nil, 300):totable())
+    end
+  end)
+
+  it("sums weights in the input's order, as NumPy (float64)", function()
+    local r = nd.bincount(nd.tensor({ 1, 1, 1 }, "int32"), nd.tensor({ 1e16, 1, -1e16 }))
+    assert.same({ 0, 0 }, r:totable()) -- (1e16 + 1) - 1e16 in float64
+    assert.equals("float64", r:dtype())
+    local f = nd.tensor({ 1, 1, 1 }, "int32"):flip(1)
+    assert.same({ 0, 0 }, nd.bincount(f, nd.tensor({ 1e16, 1, -1e16 }):flip(1):flip(1)):totable())
+  end)
+
+  it("gives minlength zeros for an empty input, never less than the values need", function()
+    assert.same({ 0, 0, 0 }, nd.bincount(nd.tensor({}, "int64"), nil, 3):totable())
+    assert.same({ 0 }, sizes(nd.bincount(nd.tensor({}, "uint8"))))
+    assert.same({ 0, 0, 1 }, nd.bincount(nd.tensor({ 2 }, "int64"), nil, 1):totable())
+  end)
+
+  local t = nd.tensor({ 1, 2 }, "int64")
+  local errors = {
+    { function() nd.bincount(nd.tensor({ 1.0 })) end, "bincount", "integer tensor", "got float64" },
+    { function() nd.bincount(nd.zeros(2, 2, "int32")) end, "bincount", "1-D", "got 2 dims" },
+    { function() nd.bincount(nd.tensor(3, "int32")) end, "bincount", "1-D", "got 0 dims" },
+    { function() nd.bincount(nd.tensor({ 1, -2, -5 }, "int32")) end, "bincount",
+      "must not be negative", "got -5" },
+    { function() nd.bincount(nd.tensor({ 1, 2 ^ 40 }, "int64")) end, "bincount",
+      "values 0..1099511627776", "does not fit", "memory" },
+    { function() nd.bincount(nd.tensor({ 2 ^ 62 }, "int64")) end, "bincount",
+      "values 0..4611686018427387904", "does not fit" },
+    { function() nd.bincount(nd.tensor({ 2 ^ 63 }, "int64")) end, "bincount", "more than int64" },
+    { function() nd.bincount(t, nd.ones(3)) end, "bincount", "weights of size {3}", "size {2}" },
+    { function() nd.bincount(t, nd.ones(1, 2)) end, "bincount", "weights of size {1,2}" },
+    { function() nd.bincount(t, 5) end, "bincount", "weights must be a tensor",
+      "minlength is the third argument", "got number" },
+    { function() nd.bincount(t, nil, -1) end, "bincount", "minlength must not be negative", "got -1" },
+    { function() nd.bincount(t, nil, 1.5) end, "bincount", "minlength must be an integer", "1.5" },
+    { function() nd.bincount(t, nil, 1, 2) end, "bincount", "argument" },
+  }
+  raises_all("bincount", errors)
+end)
+
+describe("one_hot", function()
+  it("takes 1-based positions and argmax's labels as they are", function()
+    local labels = nd.tensor({ { 0, 9 }, { 8, 1 }, { 7, 2 } }):argmax(2)
+    assert.same({ { 0, 1 }, { 1, 0 }, { 1, 0 } }, labels:one_hot():totable())
+    assert.same({ 3, 4 }, sizes(labels:one_hot(4)))
+    assert.equals("int64", labels:one_hot(4):dtype())
+  end)
+
+  local errors = {
+    { function() nd.one_hot(nd.tensor({ 1.0 }), 2) end, "one_hot", "integer tensor", "got float64" },
+    { function() nd.one_hot(nd.tensor({ true }), 2) end, "one_hot", "integer tensor", "got bool" },
+    { function() nd.one_hot(nd.tensor({ 1, 0 }, "int64"), 3) end, "one_hot",
+      "position 0 is out of range", "start at 1" },
+    { function() nd.one_hot(nd.tensor({ -2, 1 }, "int32")) end, "one_hot", "position -2" },
+    { function() nd.one_hot(nd.tensor({ 1, 4 }, "uint8"), 3) end, "one_hot",
+      "position 4 is out of range [1, 3]", "num_classes 3" },
+    { function() nd.one_hot(nd.tensor({ 1 }, "int64"), 0) end, "one_hot",
+      "num_classes must be at least 1", "got 0" },
+    { function() nd.one_hot(nd.tensor({ 1 }, "int64"), -2) end, "one_hot", "got -2" },
+    { function() nd.one_hot(nd.tensor({ 1 }, "int64"), 2.5) end, "one_hot",
+      "num_classes must be an integer", "2.5" },
+    { function() nd.one_hot(nd.tensor({}, "int64")) end, "one_hot", "empty index",
+      "num_classes" },
+    { function() nd.one_hot(nd.ones(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, "int64"), 2) end,
+      "one_hot", "16 dims", "at most 16" },
+    { function() nd.one_hot(nd.tensor({ 1 }, "int64"), 2, 3) end, "one_hot", "argument" },
+  }
+  raises_all("one_hot", errors)
 end)

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes spec/fixtures/pad_count_cases.lua: inputs and the results PyTorch
-and NumPy give for nd.pad's modes (counting follows). Run from
+and NumPy give for nd.pad's modes, nd.bincount and nd.one_hot. Run from
 the repository root: /usr/bin/python3 tools/gen_pad_count_fixtures.py
 (needs torch and numpy; the spec suite reads only the generated file).
 
@@ -9,7 +9,8 @@ any number of padded dims, integer and bool dtypes in every mode, a dim
 both cropped and padded in circular mode (where PyTorch 1.13 fails) --
 the oracle is NumPy's np.pad ("reflect", "edge", "wrap", "constant") of
 the positive pads, then the negative ones cropped; wherever both run
-they are checked to agree."""
+they are checked to agree. Positions are nd's: one_hot takes 1-based
+positions, and bincount counts the value v at Lua position v + 1."""
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -97,5 +98,45 @@ pad_case("constant cropping past the input", x3, (-6, 1), "constant")
 pad_case("replicate of 1 element", data((2, 1)), (3, 2), "replicate")
 pad_case("circular by the whole size", data((2, 3)), (3, 3, 2, 2), "circular")
 pad_case("reflect by size - 1", data((3, 4)), (3, 3, 2, 2), "reflect")
+
+# ---- bincount (NumPy's) ----
+for dt, hi in [("uint8", 256), ("int32", 12), ("int64", 30), ("bool", 2)]:
+    x = data((40,), dt, 0, hi)
+    nx = x.numpy()
+    case("bincount %s" % dt, "bincount", [T(x)],
+         T(torch.from_numpy(np.bincount(nx).astype(np.int64))))
+    case("bincount %s minlength" % dt, "bincount", [T(x), None, hi + 3],
+         T(torch.from_numpy(np.bincount(nx, minlength=hi + 3).astype(np.int64))))
+    w = torch.tensor(rng.standard_normal(40))
+    case("bincount %s float64 weights" % dt, "bincount", [T(x), T(w)],
+         T(torch.from_numpy(np.bincount(nx, weights=w.numpy()))))
+for wdt in ["float32", "int32", "bool"]:
+    x = data((25,), "int64", 0, 7)
+    w = (torch.tensor(rng.standard_normal(25)).float() if wdt == "float32"
+         else data((25,), wdt))
+    case("bincount %s weights, minlength" % wdt, "bincount", [T(x), T(w), 9],
+         T(torch.from_numpy(np.bincount(x.numpy(), weights=w.numpy(), minlength=9))))
+e = torch.tensor([], dtype=torch.int64)
+case("bincount empty", "bincount", [T(e)], T(torch.from_numpy(np.bincount(e.numpy()).astype(np.int64))))
+case("bincount empty, minlength", "bincount", [T(e), None, 4],
+     T(torch.from_numpy(np.bincount(e.numpy(), minlength=4).astype(np.int64))))
+# NumPy 1.24 gives int64 zeros here (its early exit skips the weights);
+# nd's dtype follows from the arguments alone: float64 with weights
+case("bincount empty, weights", "bincount", [T(e), T(torch.tensor([], dtype=torch.float64)), 2],
+     T(torch.from_numpy(np.bincount(e.numpy(), weights=np.array([]), minlength=2).astype(np.float64))))
+z = torch.zeros(5, dtype=torch.int32)
+case("bincount of zeros", "bincount", [T(z)], T(torch.from_numpy(np.bincount(z.numpy()).astype(np.int64))))
+
+# ---- one_hot (PyTorch's, 1-based positions) ----
+for dt, shape, k in [("int64", (6,), 4), ("int32", (3, 4), 5), ("uint8", (2, 3, 2), 3),
+                     ("int64", (), 3)]:
+    i = data(shape, dt, 0, k)
+    hot = F.one_hot(i.long(), k)
+    case("one_hot %s %s" % (dt, list(shape)), "one_hot", [T(i + 1), k], T(hot))
+    hot = F.one_hot(i.long())  # -1: the largest
+    case("one_hot %s %s, classes from the largest" % (dt, list(shape)), "one_hot",
+         [T(i + 1)], T(hot))
+case("one_hot empty", "one_hot", [T(torch.zeros(0, 2, dtype=torch.int64)), 3],
+     T(F.one_hot(torch.zeros(0, 2, dtype=torch.int64), 3)))
 
 write("spec/fixtures/pad_count_cases.lua", "tools/gen_pad_count_fixtures.py", cases)

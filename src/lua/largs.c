@@ -146,8 +146,10 @@ static const sig sigs[] = {
     {"log_softmax", "t, dim", NULL},
     {"count_nonzero", "t [, dim]", NULL},
     {"histc", "t [, bins [, min, max]]", NULL},
-    /* padding */
+    /* padding, counting, encoding */
     {"pad", "t, pads [, mode [, value]]", NULL},
+    {"bincount", "t [, weights [, minlength]]", NULL},
+    {"one_hot", "index [, num_classes]", NULL},
     /* indexing with tensors */
     {"index_select", "t, dim, index", NULL},
     {"gather", "t, dim, index", NULL},

@@ -233,6 +233,7 @@ void ndL_open_ops(lua_State *L);
 void ndL_open_consts(lua_State *L); /* C.optable, C.consts (internal) */
 void ndL_open_matmul(lua_State *L);
 void ndL_open_contract(lua_State *L);
+void ndL_open_count(lua_State *L);
 void ndL_open_io(lua_State *L);
 void ndL_open_wrap(lua_State *L);
 /* The owners of nd.wrap's memory (lowners.c; lwrap.c says why): an anchor
