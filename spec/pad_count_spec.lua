@@ -80,6 +80,8 @@ describe("pad", function()
     assert.same({ 2, 3, 4, 0, 1 }, nd.arange(5):pad({ 3, -3 }, "circular"):totable())
     assert.same({ 4, 4, 4, 4 }, nd.arange(5):pad({ -4, 3 }, "replicate"):totable())
     assert.same({ 0 }, sizes(nd.arange(5):pad({ -5, 0 }, "reflect"))) -- empty, not refused
+    local far = nd.arange(10):view(2, 5):t() -- a crop far past t (stride 5): all new
+    assert.same({ { 7, 7 }, { 7, 7 }, { 7, 7 }, { 7, 7 }, { 7, 7 } }, far:pad({ -2 ^ 62, 2 ^ 62 }, 7):totable())
   end)
 
   it("pads an expanded (stride-0) input and a view of a bigger storage", function()

@@ -93,9 +93,10 @@ nd_status nd_pad(nd_err *e, nd_tensor *out, const nd_tensor *t, int npads,
                      d + e->base, (long long)n);
     size[d] = m;
     /* The result's positions [a, b) hold t's from a - l on (none when
-     * the crop leaves nothing: then b <= a). */
+     * the crop leaves nothing: then b <= a, and a - l may be far past t,
+     * too far to multiply by a stride). */
     int64_t a = l < 0 ? 0 : l < m ? l : m, b = l + n < m ? l + n : m;
-    kept = part(&kept, d, a - l, b > a ? b - a : 0);
+    kept = b > a ? part(&kept, d, a - l, b - a) : part(&kept, d, 0, 0);
     lo[d] = a;
     cropped |= mode != ND_PAD_CONSTANT && (l < 0 || r < 0) && (l > 0 || r > 0);
   }
