@@ -697,6 +697,39 @@ nd_status nd_histc(nd_err *e, nd_tensor *out, const nd_tensor *t,
  * integers give float64. */
 nd_status nd_norm(nd_err *e, nd_tensor *out, const nd_tensor *t, double p,
                   int ndims, const int *dims, int keepdim);
+/* ---- padding, counting, encoding (src/core/kernels/pad.c, count.c) ---- */
+/* The padding modes, once: X(ENUM, name). */
+#define ND_PAD_MODES(X)                                                     \
+  X(CONSTANT, constant) X(REFLECT, reflect) X(REPLICATE, replicate)         \
+  X(CIRCULAR, circular)
+typedef enum nd_pad_mode {
+#define ND_X_ENUM(E, name) ND_PAD_##E,
+  ND_PAD_MODES(ND_X_ENUM)
+#undef ND_X_ENUM
+  ND_NPAD_MODES
+} nd_pad_mode;
+/* PyTorch's F.pad: pads[2i] and pads[2i + 1] go before and after dim
+ * ndim - 1 - i (the last dim first; npads even, at most 2 * ndim); a
+ * negative pad crops, in every mode, and a dim may become empty but not
+ * negative. value (NULL: 0) fills constant mode; the other modes take
+ * none. reflect needs each positive pad below its dim's size, circular
+ * at most that size, replicate a non-empty dim. Any dtype, rank and
+ * number of padded dims; a new row-major result. */
+nd_status nd_pad(nd_err *e, nd_tensor *out, const nd_tensor *t, int npads,
+                 const int64_t *pads, int mode, const double *value);
+/* NumPy's bincount of the 1-D integer or bool t: out[v] counts the
+ * elements equal to v (0 .. max, at least minlength long), int64, or with
+ * weights (1-D, t's length, any dtype, read as float64) their sums,
+ * float64. Negative values are refused, and a table too big for memory
+ * before anything is allocated. */
+nd_status nd_bincount(nd_err *e, nd_tensor *out, const nd_tensor *t,
+                      const nd_tensor *weights, int64_t minlength);
+/* PyTorch's one_hot of the integer index (positions counted from
+ * e->base): int64 of index's shape plus a last dim of num_classes, 1 at
+ * each position, else 0. num_classes -1: the largest position (+ 1 - base,
+ * so an empty index needs it given); a position outside it is refused. */
+nd_status nd_one_hot(nd_err *e, nd_tensor *out, const nd_tensor *index,
+                     int64_t num_classes);
 /* ---- indexing with tensors (src/core/kernels/index.c, mask.c) ------------------- */
 /* Index tensors are int32 or int64 and hold positions counted from
  * e->base (0 for C callers, 1 from the Lua binding); negative positions

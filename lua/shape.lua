@@ -1,6 +1,6 @@
 -- Shape helpers built on views and the C copies: split, chunk, unbind
--- (views), tile, roll, tril, triu, diag, trace, pad, meshgrid, hstack,
--- vstack, and the *_like constructors. Each error names the function the
+-- (views), tile, roll, tril, triu, diag, trace, meshgrid, hstack, vstack,
+-- and the *_like constructors (pad is C's: src/core/kernels/pad.c). Each error names the function the
 -- user called, even when a C function underneath raised it.
 return function(ext)
   local nd, methods, mt = ext.nd, ext.methods, ext.metatable
@@ -212,41 +212,6 @@ return function(ext)
     check("trace", t)
     if t:dim() ~= 2 then raise("trace: expects a 2-D tensor, got %d dims", t:dim()) end
     return t:diagonal():sum()
-  end)
-
-  -- ---- constant padding, as PyTorch's F.pad: pads start at the last dim ----
-  define("pad", function(t, pads, value)
-    check("pad", t)
-    if type(pads) ~= "table" then raise("pad: pads must be a table, got %s", typename(pads)) end
-    local np, nd_ = #pads, t:dim()
-    if np % 2 ~= 0 or np > 2 * nd_ then
-      raise("pad: pads must have an even length of at most 2 * dims (%d), got %d", 2 * nd_, np)
-    end
-    if value ~= nil and type(value) ~= "number" and type(value) ~= "boolean" then
-      raise("pad: value must be a number or boolean, got %s", typename(value))
-    end
-    local size, src, dst = sizes_of(t), {}, {}
-    for i = 1, np / 2 do
-      local d = nd_ - i + 1
-      local l = integer("pad", pads[2 * i - 1], "pad")
-      local r = integer("pad", pads[2 * i], "pad")
-      local n = size[d] + l + r
-      if n < 0 then
-        raise("pad: pads {%d, %d} make dim %d of size %d negative", l, r, d, size[d])
-      end
-      local keep = size[d] - math.max(0, -l) - math.max(0, -r)
-      src[d] = { math.max(0, -l) + 1, math.max(0, keep) }
-      dst[d] = { math.max(0, l) + 1, math.max(0, keep) }
-      size[d] = n
-    end
-    local out = nd.full(size, value or 0, t:dtype())
-    local a, b = out, t
-    for d, s in pairs(src) do
-      a = a:narrow(d, dst[d][1], dst[d][2])
-      b = b:narrow(d, s[1], s[2])
-    end
-    a:copy_(b)
-    return out
   end)
 
   -- ---- meshgrid ("ij"), hstack, vstack ----

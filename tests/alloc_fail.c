@@ -153,6 +153,27 @@ static int c_script(const char *npy) {
     nd_release(&yt), nd_release(&y), nd_release(&x);
     STEP(q);
   }
+  {
+    /* padding (a crop and a pad of one dim: through a temporary),
+     * counting and encoding */
+    nd_tensor x = ND_UNSET, y = ND_UNSET, z = ND_UNSET, wt = ND_UNSET;
+    int64_t s2[2] = {3, 6}, pads[4] = {2, -1, 1, 1};
+    double seven = 7;
+    nd_status q = nd_arange(&e, &x, ND_INT64, 0, 18, 1);
+    if (!q) q = nd_reshape(&e, &y, &x, 2, s2);
+    if (!q) q = nd_pad(&e, &z, &y, 4, pads, ND_PAD_REFLECT, NULL);
+    nd_release(&z);
+    if (!q) q = nd_pad(&e, &z, &y, 4, pads, ND_PAD_CONSTANT, &seven);
+    nd_release(&z);
+    if (!q) q = nd_one_hot(&e, &z, &y, 20);
+    nd_release(&z);
+    if (!q) q = nd_arange(&e, &wt, ND_FLOAT32, 0, 18, 1); /* converted */
+    if (!q) q = nd_bincount(&e, &z, &x, &wt, 30);
+    nd_release(&z);
+    if (!q) q = nd_bincount(&e, &z, &x, NULL, 0);
+    nd_release(&z), nd_release(&wt), nd_release(&y), nd_release(&x);
+    STEP(q);
+  }
   ok = 1;
 out:
   nd_release(&a); nd_release(&b); nd_release(&v); nd_release(&c);

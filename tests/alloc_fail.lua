@@ -31,6 +31,11 @@ local ms = sv:masked_select(sv:gt(0.5))
 local q = nd.rand(64, 48) * nd.rand(48, 64):t()
 local o = nd.arange(13):as_strided({ 2, 2, 2 }, { 3, 4, 5 }, 0)
 o:fill_(-1)
+local pd = a:pad({ 2, -1, 1, 1 }, "reflect") + a:pad({ 1, 1 }, "circular")[{ {}, {}, { 2, 5 } }]:sum()
+local bc = nd.bincount(nd.tensor({ 1, 5, 5 }, "uint8"), nd.ones(3, "int32"), 8)
+local oh = nd.tensor({ { 1, 3 } }, "int64"):one_hot() + bc:sum()
+local lanes = nd.tensor({ 0, 1, 2, 2, 1, 0, 0, 0, 2, 2, 2, 2, 1, 1, 0, 2, 2 }, "uint8"):bincount()
+assert(lanes[1] == 5 and lanes[2] == 4 and lanes[3] == 8) -- without its scratch too
 local ok, ffi = pcall(require, "ffi")
 if ok then
   local buf = ffi.new("double[12]")

@@ -148,6 +148,10 @@ static const sig sigs[] = {
     {"log_softmax", "t, dim", NULL},
     {"count_nonzero", "t [, dim]", NULL},
     {"histc", "t [, bins [, min, max]]", NULL},
+    /* padding, counting, encoding */
+    {"pad", "t, pads [, mode [, value]]", NULL},
+    {"bincount", "t [, weights [, minlength]]", NULL},
+    {"one_hot", "index [, num_classes]", NULL},
     /* indexing with tensors */
     {"index_select", "t, dim, index", NULL},
     {"gather", "t, dim, index", NULL},
@@ -194,7 +198,6 @@ static const sig sigs[] = {
     {"triu", "t [, k]", NULL},
     {"diag", "t [, k]", NULL},
     {"trace", "t", NULL},
-    {"pad", "t, pads [, value]", NULL},
     {"meshgrid", "...", NULL},
     {"hstack", "tensors", NULL},
     {"vstack", "tensors", NULL},

@@ -1,5 +1,6 @@
-/* Copies: contiguous, clone, copy_, dtype conversions, cat, stack. */
+/* Copies: contiguous, clone, copy_, dtype conversions, cat, stack, pad. */
 #include "lnd.h"
+#include <stdio.h>
 #include <string.h>
 
 static int l_contiguous(lua_State *L) {
@@ -99,11 +100,79 @@ static int l_stack(lua_State *L) {
   return 1;
 }
 
+/* The padding modes' names, nd.h's list. */
+static const char *const pad_modes[ND_NPAD_MODES] = {
+#define NAME(E, name) #name,
+    ND_PAD_MODES(NAME)
+#undef NAME
+};
+
+/* Raises that the argument at idx is no mode: the names in the message. */
+static int bad_mode(lua_State *L, int idx) {
+  char names[128], got[64];
+  size_t k = 0;
+  for (int m = 0; m < ND_NPAD_MODES && k < sizeof names; m++)
+    k += (size_t)snprintf(names + k, sizeof names - k, "%s\"%s\"",
+                          !m ? "" : m + 1 < ND_NPAD_MODES ? ", " : " or ",
+                          pad_modes[m]);
+  if (lua_type(L, idx) == LUA_TSTRING)
+    snprintf(got, sizeof got, "\"%.40s\"", lua_tostring(L, idx));
+  else
+    snprintf(got, sizeof got, "%s", luaL_typename(L, idx));
+  return ndL_error(L, "pad: mode must be %s, got %s", names, got);
+}
+
+/* pad(t, pads [, mode [, value]]): mode a name; a number or boolean in its
+ * place is the constant value (nd.pad(t, {1, 1}, 5)). */
+static int l_pad(lua_State *L) {
+  const char *fn = "pad";
+  nd_tensor *t = ndL_check(L, 1, fn);
+  if (!lua_istable(L, 2))
+    return ndL_error(L, "%s: pads must be a table, got %s", fn,
+                     luaL_typename(L, 2));
+  int64_t pads[2 * ND_MAX_DIMS];
+  int n = (int)lua_objlen(L, 2); /* more than fit: the core refuses them */
+  for (int i = 0; i < n && i < 2 * ND_MAX_DIMS; i++) {
+    lua_rawgeti(L, 2, i + 1);
+    pads[i] = ndL_int(L, -1, fn, "pad");
+    lua_pop(L, 1);
+  }
+  int mode = ND_PAD_CONSTANT, at = 4; /* the value's argument */
+  int k3 = lua_type(L, 3);
+  if (k3 == LUA_TSTRING) {
+    const char *s = lua_tostring(L, 3);
+    for (mode = 0; mode < ND_NPAD_MODES && strcmp(s, pad_modes[mode]); mode++)
+      ;
+    if (mode == ND_NPAD_MODES) return bad_mode(L, 3);
+  } else if (k3 == LUA_TNUMBER || k3 == LUA_TBOOLEAN) {
+    at = 3;
+    if (!lua_isnoneornil(L, 4))
+      return ndL_error(L, "%s: the third argument is the value; a fourth "
+                       "(%s) is one too many", fn, luaL_typename(L, 4));
+  } else if (k3 != LUA_TNIL && k3 != LUA_TNONE) {
+    return bad_mode(L, 3);
+  }
+  double v = 0;
+  int has = !lua_isnoneornil(L, at);
+  if (lua_type(L, at) == LUA_TBOOLEAN)
+    v = lua_toboolean(L, at);
+  else if (has && lua_type(L, at) == LUA_TNUMBER)
+    v = lua_tonumber(L, at);
+  else if (has)
+    return ndL_error(L, "%s: value must be a number or boolean, got %s", fn,
+                     luaL_typename(L, at));
+  nd_tensor *r = ndL_new(L);
+  nd_err e = ndL_err();
+  NDL_CALL(L, e, nd_pad(&e, r, t, n, pads, mode, has ? &v : NULL));
+  ndL_charge(L, r);
+  return 1;
+}
+
 void ndL_open_copies(lua_State *L) {
   static const luaL_Reg fns[] = {
       {"contiguous", l_contiguous}, {"clone", l_clone}, {"copy_", l_copy_},
       {"to", l_to}, {"float", l_float}, {"double", l_double}, {"int", l_int},
       {"long", l_long}, {"byte", l_byte}, {"bool", l_bool}, {"cat", l_cat},
-      {"stack", l_stack}, {NULL, NULL}};
+      {"stack", l_stack}, {"pad", l_pad}, {NULL, NULL}};
   ndL_register(L, fns);
 }

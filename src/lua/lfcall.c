@@ -393,6 +393,19 @@ static int f_normalize(call *c) { /* ([p [, dim [, eps]]]) */
                            num(c, 2, 1e-12)), c, 0);
 }
 
+/* ---- counting and encoding (lcount.c's rules) ---- */
+static int f_bincount(call *c) { /* ([weights [, minlength]]) */
+  int64_t m = 0;
+  if (given(c, 1) && !whole(c, 1, &m)) return REFUSED;
+  return made(nd_bincount(c->e, c->r[0], c->t, given(c, 0) ? c->ts[0] : NULL,
+                          m), c, 0);
+}
+static int f_one_hot(call *c) { /* ([num_classes]): -1 the largest */
+  int64_t k = -1;
+  if (given(c, 0) && !whole(c, 0, &k)) return REFUSED;
+  return made(nd_one_hot(c->e, c->r[0], c->t, k), c, 0);
+}
+
 /* ---- indexing with tensors (lindex.c's rules; positions from base 1) - */
 static int f_index_select(call *c) {
   int d = dim_plain(c, 0);
@@ -779,6 +792,8 @@ static const struct {
     {"cross", "", 1, "Tn", f_cross, 0, 0},
     {"dist", "", 1, "Tn", f_dist, 0, 0},
     {"normalize", "", 1, "nnn", f_normalize, 0, 0},
+    {"bincount", "", 1, "tn", f_bincount, 0, 0},
+    {"one_hot", "", 1, "n", f_one_hot, 0, 0},
     {"index_select", "", 1, "NT", f_index_select, 0, 0},
     {"gather", "", 1, "NT", f_gather, 0, 0},
     {"take", "", 1, "T", f_take, 0, 0},

@@ -117,6 +117,10 @@ static void copy_same_shape(const nd_tensor *dst, const nd_tensor *src) {
   nd_iter_run(&it, fn, &cc, 0, nd_iter_outer(&it));
 }
 
+void nd_copy_apart(const nd_tensor *dst, const nd_tensor *src) {
+  if (nd_numel(dst)) copy_same_shape(dst, src);
+}
+
 static int64_t gcd(int64_t a, int64_t b) {
   if (a < 0) a = -a;
   if (b < 0) b = -b;

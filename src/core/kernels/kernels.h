@@ -44,6 +44,11 @@ void nd_parallel_for(int64_t n, int64_t grain, nd_task_fn fn, void *ctx);
 /* nd_iter_run over the flat element range [from, to) (dim 0 fastest). */
 void nd_iter_run_elems(const nd_iter *it, nd_loop_fn fn, void *ctx,
                        int64_t from, int64_t to);
+/* dst = src, of one shape (src's strides may be 0 or negative), for a
+ * caller that knows they share no element -- regions of one result apart
+ * (pad.c) -- so nd_copy's overlap test, which cannot tell interleaved
+ * regions of one buffer apart and would copy src first, is skipped. */
+void nd_copy_apart(const nd_tensor *dst, const nd_tensor *src);
 /* Convert n elements between dtypes (convert.c): floats to integers
  * saturate, integers wrap, anything nonzero is true. Byte strides. */
 void nd_convert(int ddt, char *d, int64_t dst, int sdt, const char *s,
