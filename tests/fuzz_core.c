@@ -1,5 +1,5 @@
 /* libFuzzer target over the C core's geometry, the .npy header parser and
- * the sort, indexing and mask families
+ * the sort, indexing and mask families and einsum
  * (make fuzz-libfuzzer: clang -fsanitize=fuzzer,address,undefined).
  *
  * Input byte 0 picks the mode. Low bits 00: the rest is a .npy file for
@@ -546,6 +546,90 @@ static void fam_nonzero(const nd_tensor *t) {
   nd_release(&r);
 }
 
+/* einsum over up to three int64 views with labels from "ijk" (repeats:
+ * diagonals; size 1 broadcasts), an explicit or implicit output, now and
+ * then a broken spec: it succeeds exactly when its plan does, with the
+ * plan's size, never writes an operand, and equals a brute-force sum over
+ * every assignment of the labels (int64 wraps, so any order is exact). */
+static void fam_einsum(input *in, const nd_tensor *base) {
+  nd_err e = {0};
+  nd_tensor op[3] = {ND_UNSET, ND_UNSET, ND_UNSET}, r = ND_UNSET;
+  const nd_tensor *ops[3] = {&op[0], &op[1], &op[2]};
+  char spec[64], *p = spec;
+  int n = 1 + byte(in) % 3, lab[3][3], used[3] = {0, 0, 0};
+  int64_t size[3] = {1, 1, 1};
+  for (int k = 0; k < n; k++) {
+    if (!fam_view(in, &op[k], base) || nd_numel(&op[k]) > FAM_LIM) goto out;
+    if (k) *p++ = ',';
+    for (int d = 0; d < op[k].ndim; d++) {
+      int l = lab[k][d] = byte(in) % 3;
+      *p++ = (char)('i' + l);
+      used[l]++;
+      if (op[k].size[d] > 8) goto out; /* keeps the brute force small */
+      if (op[k].size[d] != 1) size[l] = op[k].size[d];
+    }
+  }
+  int out[3], nout = 0;
+  const uint8_t how = byte(in);
+  if (how % 3) { /* explicit: a subset of the labels used, in some order */
+    *p++ = '-', *p++ = '>';
+    for (int j = 0; j < 3; j++) {
+      int l = (how / 3 + j) % 3;
+      if (used[l] && byte(in) % 2) *p++ = (char)('i' + l), out[nout++] = l;
+    }
+  } else { /* implicit: the labels seen once, in order */
+    for (int l = 0; l < 3; l++)
+      if (used[l] == 1) out[nout++] = l;
+  }
+  *p = '\0';
+  if (how > 240) spec[how % (p - spec + 1)] = "#.-> "[how % 5]; /* broken */
+  void *block = malloc(nd_einsum_path_bytes(n));
+  CHECK(block);
+  nd_einsum_path *path = nd_einsum_path_init(block, n);
+  nd_err pe = {0};
+  const int planned = nd_einsum_plan(&pe, path, spec, n, ops) == ND_OK;
+  snap();
+  const int ran = nd_einsum(&e, &r, spec, n, ops) == ND_OK;
+  CHECK(unchanged());
+  CHECK(planned == ran);
+  if (ran) {
+    CHECK(r.ndim == path->ndim && r.dtype == ND_INT64);
+    for (int d = 0; d < r.ndim; d++) CHECK(r.size[d] == path->size[d]);
+    if (how <= 240 && r.ndim == nout) { /* the brute force */
+      int64_t idx[3];
+      uint64_t want[512] = {0};
+      int64_t total = 1;
+      for (int l = 0; l < 3; l++) total *= used[l] ? size[l] : 1;
+      for (int64_t a = 0; a < total; a++) {
+        int64_t rest = a;
+        for (int l = 2; l >= 0; l--) {
+          int64_t m = used[l] ? size[l] : 1;
+          idx[l] = rest % m, rest /= m;
+        }
+        uint64_t prod = 1;
+        for (int k = 0; k < n; k++) {
+          const int64_t *c = (const int64_t *)op[k].storage->data;
+          int64_t off = op[k].offset;
+          for (int d = 0; d < op[k].ndim; d++)
+            off += (op[k].size[d] == 1 ? 0 : idx[lab[k][d]]) * op[k].stride[d];
+          prod *= (uint64_t)c[off];
+        }
+        int64_t o = 0;
+        for (int j = 0; j < nout; j++) o = o * size[out[j]] + idx[out[j]];
+        want[o] += prod;
+      }
+      const int64_t *got = (const int64_t *)r.storage->data;
+      for (int64_t o = 0; o < nd_numel(&r); o++) CHECK((uint64_t)got[o] == want[o]);
+    }
+  } else {
+    CHECK(e.msg[0] && r.storage == NULL);
+  }
+  nd_release(&r);
+  free(path);
+out:
+  for (int k = 0; k < 3; k++) nd_release(&op[k]);
+}
+
 static void families(input *in) {
   nd_err e = {0};
   nd_tensor F = ND_UNSET, I = ND_UNSET, J = ND_UNSET, B = ND_UNSET;
@@ -565,6 +649,10 @@ static void families(input *in) {
     if (!fam_view(in, &t, op % 7 == 6 && op & 16 ? &B : data)) goto next;
     if (nd_numel(&t) > FAM_LIM) goto next;
     snap();
+    if (op >= 224) { /* einsum's own operands */
+      fam_einsum(in, &I);
+      goto next;
+    }
     switch (op % 7) {
     case 0: case 1: fam_sort(in, &t); break;
     case 2: case 3:

@@ -464,16 +464,20 @@ static void prepare_view(const nd_einsum_expr *x, const nd_tensor *t, int k,
                          term *v) {
   v->n = 0;
   v->dtype = t->dtype;
+  /* An empty operand's strides may be anything (nothing is read): 0s, so
+   * no sum of them for a diagonal overflows. */
+  const int empty = nd_numel(t) == 0;
   for (int d = 0; d < t->ndim; d++) {
     int l = x->lab[k][d];
+    int64_t s = empty || t->size[d] == 1 ? 0 : t->stride[d];
     if (t->size[d] == 1 && x->size[l] != 1) continue;
     int at = find(v, l);
     if (at >= 0) {
-      if (x->size[l] != 1) v->stride[at] += t->stride[d];
+      v->stride[at] += s; /* both within the storage: no overflow */
       continue;
     }
     v->lab[v->n] = (signed char)l;
-    v->stride[v->n++] = t->size[d] == 1 ? 0 : t->stride[d];
+    v->stride[v->n++] = s;
   }
 }
 
