@@ -19,10 +19,14 @@ local function show(title, spec, ...)
     end
   end
   for s, st in ipairs(p.steps) do
-    local c = st.call
-    local call = c and ("%s order=%s transa=%s transb=%s m=%d n=%d k=%s lda=%s ldb=%s ldc=%s batch=%d")
-      :format(c.routine, tostring(c.order), tostring(c.transa), tostring(c.transb), c.m or 0, c.n,
-        tostring(c.k), tostring(c.lda), tostring(c.ldb), tostring(c.ldc), c.batch) or st.kind
+    local call = st.kind -- "mul" or "copy"; a matmul step: its call's fields
+    if st.call then
+      local fields = { st.call.routine }
+      for _, k in ipairs({ "order", "transa", "transb", "m", "n", "k", "lda", "ldb", "ldc", "incx", "incy", "batch" }) do
+        if st.call[k] ~= nil then fields[#fields + 1] = k .. "=" .. tostring(st.call[k]) end
+      end
+      call = table.concat(fields, " ")
+    end
     local copies = {}
     for _, cp in ipairs(st.copies) do
       copies[#copies + 1] = ("%s (%s, %d bytes)"):format(cp.operand, cp.why, cp.bytes)

@@ -218,8 +218,11 @@ static int tail_chain(const nd_einsum_expr *x, const term *t, const term *u,
   return start;
 }
 
+/* A merged dim's labels; "1" for a dim of size 1 no label names (a
+ * product's missing rows or columns). */
 static void group(const nd_einsum_expr *x, const signed char *ls, int n,
                   char *buf) {
+  if (n == 0) *buf++ = '1';
   for (int i = 0; i < n; i++) *buf++ = x->name[ls[i]];
   *buf = '\0';
 }
