@@ -42,7 +42,7 @@ static nd_status prepare(nd_err *e, const nd_einsum_path *p, int k,
 
 static nd_status step(nd_err *e, const nd_einsum_path *p,
                       const nd_einsum_step *s, const nd_tensor *x,
-                      const nd_tensor *y, nd_tensor *r, int last) {
+                      const nd_tensor *y, nd_tensor *r) {
   nd_tensor cp[2]; /* only .storage is read until they are made */
   cp[0].storage = cp[1].storage = NULL;
   const nd_tensor *src[2] = {x, y};
@@ -54,9 +54,9 @@ static nd_status step(nd_err *e, const nd_einsum_path *p,
       if (!(st = nd_to_dtype(e, &cp[k], &v, p->dtype))) src[k] = &cp[k];
     }
   if (st) goto done;
-  /* the result, or an intermediate row-major in its labels' order */
-  st = last ? nd_alloc_tensor(e, r, p->dtype, p->ndim, p->size, false)
-            : nd_alloc_tensor(e, r, p->dtype, s->ndim, s->size, false);
+  /* the result, or an intermediate row-major in its labels' order (the
+   * last step's size is the result's) */
+  st = nd_alloc_tensor(e, r, p->dtype, s->ndim, s->size, false);
   if (st) goto done;
   nd_tensor a, b, o;
   over(&a, &s->a, src[0], src[0]->dtype);
@@ -94,7 +94,7 @@ nd_status nd_einsum_run(nd_err *e, nd_tensor *out, const nd_einsum_path *p,
     const nd_einsum_step *ps = &p->step[s];
     int last = s == p->nsteps - 1;
     nd_tensor *r = last ? out : &t[n + s];
-    st = step(e, p, ps, &t[ps->x], ps->y >= 0 ? &t[ps->y] : NULL, r, last);
+    st = step(e, p, ps, &t[ps->x], ps->y >= 0 ? &t[ps->y] : NULL, r);
     if (st) break;
     if (!last) owned[n + s] = 1;
     for (int j = 0; j < 2; j++) {

@@ -550,7 +550,7 @@ nd_status nd_einsum_plan(nd_err *e, nd_einsum_path *p, const char *spec,
     kview kv;
     kv.n = 0;
     char g[2] = {0, 0};
-    int dims[ND_MAX_DIMS], nsum = 0;
+    int nsum = 0;
     kept.n = 0;
     size_t at = 0;
     for (int i = 0; i < v.n; i++) {
@@ -559,8 +559,7 @@ nd_status nd_einsum_plan(nd_err *e, nd_einsum_path *p, const char *spec,
       if (has(others, v.lab[i])) {
         kept.lab[kept.n++] = v.lab[i];
       } else {
-        pr->sum_dims[nsum] = i;
-        dims[nsum++] = i;
+        pr->sum_dims[nsum++] = i;
         pr->summed[at++] = x.name[v.lab[i]];
       }
     }
@@ -586,7 +585,7 @@ nd_status nd_einsum_plan(nd_err *e, nd_einsum_path *p, const char *spec,
     if (nsum) {
       nd_tensor h;
       header(&h, &pr->view, ops[k]->dtype);
-      int64_t acc = nd_reduce_acc_bytes(ND_R_SUM, &h, nsum, dims);
+      int64_t acc = nd_reduce_acc_bytes(ND_R_SUM, &h, nsum, pr->sum_dims);
       int sdt = nd_dtype_kind(h.dtype) == 'f' ? h.dtype : ND_INT64;
       pr->bytes = numel(&x, &kept) * nd_dtype_size(sdt) + acc;
       pr->allocations = 1 + (acc > 0);
