@@ -49,7 +49,7 @@ LDLIBS   = $(BLAS_LIBS) $(SLEEF_LIBS) -lm -pthread -ldl
 # of the layers below (an upward #include does not compile), and
 # tools/layers.lua, run by make test, checks the objects' symbols against
 # the same order (gen/ and lua/, the binding, sit on top and see nd.h only).
-CORE_LAYERS := base shape kernels linalg,random,io,contract
+CORE_LAYERS := base shape kernels linalg,random,io,contract,conv
 comma := ,
 LAYERS := $(foreach l,$(CORE_LAYERS),core/$(subst $(comma),$(comma)core/,$l)) gen lua
 # $(call core_inc,LAYERS,BELOW): CORE_INC for the first layer's folders,
