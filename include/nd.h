@@ -489,6 +489,63 @@ nd_status nd_einsum(nd_err *e, nd_tensor *out, const char *spec, int n,
 nd_status nd_einsum_run(nd_err *e, nd_tensor *out, const nd_einsum_path *p,
                         const nd_tensor *const *ops);
 
+/* ---- convolution (src/core/conv/conv*.c) -- */
+/* PyTorch's conv1d/2d/3d (cross-correlation): x (N, C, spatial...) or
+ * unbatched (C, spatial...), w (O, C / groups, kernel...), bias (O) or
+ * NULL; nsp spatial dims (1..3). float32/float64 only (operands promote
+ * together, as matmul's); integers and bool are refused, as PyTorch's CPU
+ * convolution does. Options per spatial dim: stride, dilation (>= 1),
+ * padding (>= 0, each side) or "same" (stride 1: the dim's size kept, the
+ * odd pad on the right, as PyTorch) or "valid" (none); groups >= 1
+ * dividing C and O. The result is new and row-major (N, O, out...). */
+enum { ND_CONV_PAD_GIVEN, ND_CONV_PAD_SAME, ND_CONV_PAD_VALID };
+typedef struct nd_conv_options {
+  int64_t stride[3], padding[3], dilation[3]; /* the first nsp used */
+  int64_t groups;
+  int padding_mode;                           /* ND_CONV_PAD_* */
+} nd_conv_options;
+#define ND_CONV_OPTIONS_INIT {{1, 1, 1}, {0, 0, 0}, {1, 1, 1}, 1, 0}
+/* How it is computed, decided per shape by nd_conv_plan:
+ * GEMM: a 1x1 kernel, stride 1, no padding, whose input's spatial dims
+ *   merge: one matrix product per group over the input's own strides;
+ * IM2COL: per image and group, tiles of output positions whose windows are
+ *   packed into a (C/groups * kernel, tile) matrix, one GEMM per tile into
+ *   the result (the tile sized to stay in cache);
+ * DIRECT: one pass per output plane, each kernel tap a row update (for
+ *   depthwise convolutions and kernels too small to feed a GEMM). */
+enum { ND_CONV_GEMM, ND_CONV_IM2COL, ND_CONV_DIRECT };
+enum { ND_CONV_COPY_INPUT, ND_CONV_COPY_WEIGHT, ND_CONV_COPY_BIAS,
+       ND_CONV_COPY_TILE }; /* what a copy holds */
+typedef struct nd_conv_path {
+  int strategy, dtype, nsp, batched;
+  char why[160];                    /* the reason for the strategy */
+  int64_t n, c, o, groups;          /* batch (1 unbatched), channels */
+  int64_t in[3], kernel[3], stride[3], dilation[3], pad_lo[3], pad_hi[3],
+      out[3];
+  int ndim;                         /* the result's shape */
+  int64_t size[ND_MAX_DIMS];
+  int64_t tile, tile_rows;          /* IM2COL: positions per tile, rows
+                                       (C/groups * kernel) */
+  int64_t tile_bytes;               /* IM2COL: the tile's buffer */
+  nd_blas_plan call, last;          /* GEMM: per group; IM2COL: per full
+                                       tile and for the last, shorter one */
+  int64_t calls;                    /* BLAS calls the convolution makes */
+  int ncopies;
+  int copy_what[4];                 /* ND_CONV_COPY_* */
+  char copy_why[4][80];
+  int64_t copy_bytes[4];
+  int64_t bytes_copied;             /* the copies' bytes (a tile's: all
+                                       the windows packed into it) */
+  int64_t bytes;                    /* allocated: result, copies, tile */
+  int allocations;
+} nd_conv_path;
+nd_status nd_conv_plan(nd_err *e, nd_conv_path *plan, int nsp,
+                       const nd_tensor *x, const nd_tensor *w,
+                       const nd_tensor *bias, const nd_conv_options *o);
+nd_status nd_conv(nd_err *e, nd_tensor *out, int nsp, const nd_tensor *x,
+                  const nd_tensor *w, const nd_tensor *bias,
+                  const nd_conv_options *o);
+
 /* ---- elementwise ops and reductions (src/core/kernels/elementwise*.c, reduce.c) -- */
 /* Operands broadcast (NumPy rules) and promote as PyTorch's do. An operand
  * is a tensor, or (t == NULL) a "weak" scalar like a Lua number: dtype

@@ -18,6 +18,7 @@ local module_only = {
   linalg = true,
   normal = true, uniform = true, randperm = true, generator = true,
   default_generator = true, clock = true, einsum = true, einsum_plan = true,
+  conv1d = true, conv2d = true, conv3d = true, conv_plan = true,
 }
 -- Internal entry points, neither functions nor methods.
 local internal = {

@@ -126,6 +126,11 @@ static const sig sigs[] = {
     {"einsum", "...", NULL},
     {"einsum_plan", "...", NULL},
     {"tensordot", "a, b, dims", NULL},
+    /* convolution (lconv.c) */
+    {"conv1d", "input, weight [, options]", NULL},
+    {"conv2d", "input, weight [, options]", NULL},
+    {"conv3d", "input, weight [, options]", NULL},
+    {"conv_plan", "input, weight [, options]", NULL},
     {"inner", "a, b", NULL},
     {"kron", "a, b", NULL},
     {"cross", "a, b [, dim]", NULL},

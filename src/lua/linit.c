@@ -14,6 +14,7 @@ static void open_areas(lua_State *L) {
   ndL_open_consts(L);
   ndL_open_matmul(L);
   ndL_open_contract(L);
+  ndL_open_conv(L);
   ndL_open_io(L);
   ndL_open_wrap(L);
   ndL_open_math(L);

@@ -237,6 +237,7 @@ void ndL_open_consts(lua_State *L); /* C.optable, C.consts (internal) */
 void ndL_open_matmul(lua_State *L);
 void ndL_push_blas_plan(lua_State *L, const nd_blas_plan *p); /* lmatmul.c */
 void ndL_open_contract(lua_State *L);
+void ndL_open_conv(lua_State *L);
 void ndL_open_count(lua_State *L);
 void ndL_open_io(lua_State *L);
 void ndL_open_wrap(lua_State *L);
