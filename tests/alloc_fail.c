@@ -174,6 +174,35 @@ static int c_script(const char *npy) {
     nd_release(&z), nd_release(&wt), nd_release(&y), nd_release(&x);
     STEP(q);
   }
+  {
+    /* convolution: a dtype conversion, a weight copy, the tile, each
+     * strategy */
+    nd_tensor x = ND_UNSET, xr = ND_UNSET, w = ND_UNSET, wr = ND_UNSET,
+              wt = ND_UNSET, b = ND_UNSET, z = ND_UNSET;
+    int64_t xs[4] = {1, 4, 5, 5}, ws[4] = {6, 4, 3, 3}, w1[4] = {6, 4, 1, 1},
+            wd[4] = {4, 1, 3, 3};
+    nd_conv_options o = ND_CONV_OPTIONS_INIT, plain = ND_CONV_OPTIONS_INIT;
+    o.padding[0] = o.padding[1] = 1;
+    nd_status q = nd_arange(&e, &x, ND_FLOAT32, 0, 100, 1);
+    if (!q) q = nd_reshape(&e, &xr, &x, 4, xs);
+    if (!q) q = nd_arange(&e, &w, ND_FLOAT64, 0, 216, 1);
+    if (!q) q = nd_reshape(&e, &wr, &w, 4, ws);
+    if (!q) q = nd_transpose(&e, &wt, &wr, 2, 3);
+    if (!q) q = nd_conv(&e, &z, 2, &xr, &wt, NULL, &o); /* im2col */
+    nd_release(&z), nd_release(&wr), nd_release(&wt), nd_release(&w);
+    if (!q) q = nd_arange(&e, &w, ND_FLOAT32, 0, 24, 1);
+    if (!q) q = nd_reshape(&e, &wr, &w, 4, w1);
+    if (!q) q = nd_arange(&e, &b, ND_FLOAT64, 0, 6, 1);
+    if (!q) q = nd_conv(&e, &z, 2, &xr, &wr, &b, &plain); /* gemm */
+    nd_release(&z), nd_release(&wr), nd_release(&w);
+    o.groups = 4;
+    if (!q) q = nd_arange(&e, &w, ND_FLOAT32, 0, 36, 1);
+    if (!q) q = nd_reshape(&e, &wr, &w, 4, wd);
+    if (!q) q = nd_conv(&e, &z, 2, &xr, &wr, NULL, &o); /* direct */
+    nd_release(&z), nd_release(&wr), nd_release(&w), nd_release(&b),
+        nd_release(&xr), nd_release(&x);
+    STEP(q);
+  }
   ok = 1;
 out:
   nd_release(&a); nd_release(&b); nd_release(&v); nd_release(&c);
