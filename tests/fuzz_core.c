@@ -1,5 +1,5 @@
 /* libFuzzer target over the C core's geometry, the .npy header parser and
- * the sort, indexing and mask families and einsum
+ * the sort, indexing and mask families, einsum and convolution
  * (make fuzz-libfuzzer: clang -fsanitize=fuzzer,address,undefined).
  *
  * Input byte 0 picks the mode. Low bits 00: the rest is a .npy file for
@@ -630,6 +630,102 @@ out:
   for (int k = 0; k < 3; k++) nd_release(&op[k]);
 }
 
+/* conv1d/2d/3d over views of small whole numbers (every sum exact, in any
+ * order) with fuzzed shapes, strides and options, huge ones too: the call
+ * succeeds exactly when its plan does, with the plan's size, writes no
+ * operand, and equals the definition summed term by term. */
+static double ccells[CELLS];
+static int conv_view(input *in, nd_tensor *out, const nd_tensor *base,
+                     int ndim) {
+  nd_err e = {0};
+  int64_t size[5], stride[5];
+  for (int i = 0; i < ndim; i++) {
+    uint8_t b = byte(in);
+    size[i] = b < 250 ? b % 5 + (b % 23 != 0) : number(in);
+    b = byte(in);
+    stride[i] = b < 245 ? (int64_t)(b % 13) - 6 : number(in);
+  }
+  return nd_as_strided(&e, out, base, ndim, size, stride, byte(in) % CELLS) == ND_OK;
+}
+static double conv_at(const nd_tensor *t, const int64_t *idx) {
+  int64_t off = t->offset;
+  for (int d = 0; d < t->ndim; d++) off += idx[d] * t->stride[d];
+  return ((const double *)t->storage->data)[off];
+}
+static void fam_conv(input *in) {
+  nd_err e = {0}, pe = {0};
+  nd_tensor C = ND_UNSET, x = ND_UNSET, w = ND_UNSET, b = ND_UNSET, r = ND_UNSET;
+  int64_t n = CELLS;
+  for (int i = 0; i < CELLS; i++) ccells[i] = (double)(jcells[i] % 8);
+  if (nd_wrap(&e, &C, ccells, sizeof ccells, ND_FLOAT64, 1, &n, NULL, NULL, NULL))
+    abort();
+  const int nsp = 1 + byte(in) % 3, batched = byte(in) % 4 != 0;
+  nd_conv_options o = ND_CONV_OPTIONS_INIT;
+  for (int d = 0; d < nsp; d++) {
+    uint8_t v = byte(in);
+    o.stride[d] = v < 250 ? 1 + v % 3 : number(in);
+    v = byte(in);
+    o.dilation[d] = v < 250 ? 1 + v % 2 : number(in);
+    v = byte(in);
+    o.padding[d] = v < 250 ? v % 3 : number(in);
+  }
+  o.groups = 1 + byte(in) % 3;
+  o.padding_mode = byte(in) % 4 % 3;
+  const int has_bias = byte(in) % 2;
+  if (!conv_view(in, &x, &C, nsp + 1 + batched) ||
+      !conv_view(in, &w, &C, nsp + 2) ||
+      (has_bias && !conv_view(in, &b, &C, 1)))
+    goto out;
+  nd_conv_path p;
+  const int planned = nd_conv_plan(&pe, &p, nsp, &x, &w, has_bias ? &b : NULL, &o) == ND_OK;
+  if (planned && p.bytes > (1 << 22)) goto out; /* libFuzzer's malloc limit */
+  double snapc[CELLS];
+  memcpy(snapc, ccells, sizeof snapc);
+  const int ran = nd_conv(&e, &r, nsp, &x, &w, has_bias ? &b : NULL, &o) == ND_OK;
+  CHECK(!memcmp(snapc, ccells, sizeof snapc));
+  CHECK(planned == ran);
+  if (!ran) {
+    CHECK(e.msg[0] && r.storage == NULL);
+    goto out;
+  }
+  CHECK(r.ndim == p.ndim && r.dtype == ND_FLOAT64);
+  for (int d = 0; d < r.ndim; d++) CHECK(r.size[d] == p.size[d]);
+  const int64_t N = p.n, O = p.o, cg = p.c / p.groups, og = p.o / p.groups;
+  int64_t S = 1, K = 1;
+  double terms = (double)N * (double)O * (double)cg; /* (no int64 wrap) */
+  for (int d = 0; d < nsp; d++)
+    terms *= (double)p.out[d] * (double)p.kernel[d];
+  if (terms > 200000) goto out; /* keeps the brute force quick */
+  for (int d = 0; d < nsp; d++) S *= p.out[d], K *= p.kernel[d];
+  const double *got = (const double *)r.storage->data + r.offset;
+  for (int64_t nn = 0; nn < N; nn++)
+    for (int64_t oo = 0; oo < O; oo++)
+      for (int64_t q = 0; q < S; q++) {
+        double want = has_bias ? conv_at(&b, &oo) : 0;
+        int64_t pos[3], rest = q;
+        for (int d = nsp - 1; d >= 0; d--) pos[d] = rest % p.out[d], rest /= p.out[d];
+        for (int64_t ci = 0; ci < cg; ci++)
+          for (int64_t kk = 0; kk < K; kk++) {
+            int64_t xi[5], wi[5], k[3], kr = kk, inside = 1;
+            for (int d = nsp - 1; d >= 0; d--) k[d] = kr % p.kernel[d], kr /= p.kernel[d];
+            int a = 0;
+            if (batched) xi[a++] = nn;
+            xi[a++] = oo / og * cg + ci;
+            wi[0] = oo, wi[1] = ci;
+            for (int d = 0; d < nsp; d++) {
+              int64_t at = pos[d] * p.stride[d] + k[d] * p.dilation[d] - p.pad_lo[d];
+              inside &= at >= 0 && at < p.in[d];
+              xi[a++] = at;
+              wi[2 + d] = k[d];
+            }
+            if (inside) want += conv_at(&x, xi) * conv_at(&w, wi);
+          }
+        CHECK(got[(nn * O + oo) * S + q] == want);
+      }
+out:
+  nd_release(&r), nd_release(&b), nd_release(&w), nd_release(&x), nd_release(&C);
+}
+
 static void families(input *in) {
   nd_err e = {0};
   nd_tensor F = ND_UNSET, I = ND_UNSET, J = ND_UNSET, B = ND_UNSET;
@@ -651,6 +747,10 @@ static void families(input *in) {
     snap();
     if (op >= 224) { /* einsum's own operands */
       fam_einsum(in, &I);
+      goto next;
+    }
+    if (op >= 208) { /* conv's own operands */
+      fam_conv(in);
       goto next;
     }
     switch (op % 7) {

@@ -84,13 +84,15 @@ static void inside(int64_t kx, int64_t s, int64_t n, int64_t out,
                                                    : ox + len;              \
               if (a > b) a = b = ox + len;                                  \
               memset(o, 0, (size_t)(a - ox) * sizeof(T_));                  \
-              const T_ *src = row + (a * g->s[2] + tx) * g->xs[2];          \
-              const int64_t step = g->s[2] * g->xs[2];                      \
-              T_ *oa = o + (a - ox);                                        \
-              if (step == 1)                                                \
-                memcpy(oa, src, (size_t)(b - a) * sizeof(T_));              \
-              else                                                          \
-                for (int64_t i = 0; i < b - a; i++) oa[i] = src[i * step];  \
+              if (b > a) { /* (else the products may overflow) */           \
+                const T_ *src = row + (a * g->s[2] + tx) * g->xs[2];        \
+                const int64_t step = b - a > 1 ? g->s[2] * g->xs[2] : 1;    \
+                T_ *oa = o + (a - ox);                                      \
+                if (step == 1)                                              \
+                  memcpy(oa, src, (size_t)(b - a) * sizeof(T_));            \
+                else                                                        \
+                  for (int64_t i = 0; i < b - a; i++) oa[i] = src[i * step];\
+              }                                                             \
               memset(o + (b - ox), 0, (size_t)(ox + len - b) * sizeof(T_)); \
             }                                                               \
           }                                                                 \
@@ -230,7 +232,8 @@ typedef struct {
               const int64_t tx = kx * g->d[2] - g->pl[2];                   \
               int64_t a, b;                                                 \
               inside(tx, g->s[2], g->in[2], W, &a, &b);                     \
-              const int64_t step = g->s[2] * g->xs[2];                      \
+              if (b <= a) continue; /* (the products below may overflow) */ \
+              const int64_t step = b - a > 1 ? g->s[2] * g->xs[2] : 1;      \
               for (int64_t oz = 0; oz < g->out[0]; oz++) {                  \
                 const int64_t iz = oz * g->s[0] + kz * g->d[0] - g->pl[0];  \
                 if (iz < 0 || iz >= g->in[0]) continue;                     \

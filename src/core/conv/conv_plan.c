@@ -20,13 +20,20 @@ static const char *fn_of(int nsp, int planning) {
 
 static int is_float(int dt) { return dt == ND_FLOAT32 || dt == ND_FLOAT64; }
 
+/* Byte totals saturate: each part fits an int64, their sum may not (a
+ * plan of that size fails at the allocation it describes). */
+static int64_t plus(int64_t a, int64_t b) {
+  int64_t r;
+  return nd_add_ovf(a, b, &r) ? INT64_MAX : r;
+}
+
 static void note_copy(nd_conv_path *p, int what, int64_t bytes,
                       const char *why) {
   int k = p->ncopies++;
   p->copy_what[k] = what;
   p->copy_bytes[k] = bytes;
   snprintf(p->copy_why[k], sizeof p->copy_why[k], "%s", why);
-  p->bytes_copied += bytes;
+  p->bytes_copied = plus(p->bytes_copied, bytes);
 }
 
 /* A 2-D view of w as (O, C/groups * kernel) when its dims after the first
@@ -277,14 +284,20 @@ static nd_status decide(nd_err *e, const char *fn, nd_conv_path *p, int nsp,
     return ND_OK;
   }
   /* IM2COL: tiles of T positions, the last one maybe shorter */
-  int64_t T = TILE_BYTES / (ck * es);
+  int64_t row_bytes, T;
+  if (nd_mul_ovf(ck, es, &row_bytes))
+    row_bytes = INT64_MAX;
+  T = row_bytes ? TILE_BYTES / row_bytes : S;
   T = T < 16 ? 16 : T & ~(int64_t)15;
   if (T > S) T = S;
   p->tile = T;
   p->tile_rows = ck;
   if (T > 0 && ck > 0) {
-    p->tile_bytes = T * ck * es;
-    p->bytes += p->tile_bytes;
+    if (nd_mul_ovf(T, row_bytes, &p->tile_bytes))
+      return nd_fail(e, ND_EOVERFLOW, "%s: a tile of %lld kernel windows of "
+                     "%lld elements has more bytes than an int64 can count",
+                     fn, (long long)T, (long long)ck);
+    p->bytes = plus(p->bytes, p->tile_bytes);
     p->allocations++;
     int64_t packed = 0;
     if (nd_mul_ovf(p->n * g, ck, &packed) || nd_mul_ovf(packed, S, &packed) ||
@@ -322,7 +335,7 @@ static nd_status plan(nd_err *e, const char *fn, nd_conv_path *p, int nsp,
   }
   for (int k = 0; k < p->ncopies; k++)
     if (p->copy_what[k] != ND_CONV_COPY_TILE)
-      p->bytes += p->copy_bytes[k], p->allocations++;
+      p->bytes = plus(p->bytes, p->copy_bytes[k]), p->allocations++;
   return ND_OK;
 }
 
