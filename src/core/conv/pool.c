@@ -200,8 +200,15 @@ static void valid_range(int64_t n, int64_t s, int64_t p, int64_t off,
           }                                                                 \
         }                                                                   \
       }                                                                     \
-      for (int64_t j = 0; j < OW; j++) {                                    \
-        int64_t a = j * s - p, b = a + g->k[2] < W + p ? a + g->k[2] : W + p; \
+      /* the divisors: a window's count, PyTorch's; one for the columns    \
+       * whose windows lie inside the row, so that their loop vectorises */ \
+      int64_t kw = g->k[2], j0 = ceil_div(p, s), j1 = floor_div(W - kw + p, s) + 1; \
+      j0 = j0 < OW ? j0 : OW;                                               \
+      j1 = j1 < j0 ? j0 : j1 < OW ? j1 : OW;                                \
+      if (cnt[0] <= 0 || cnt[1] <= 0) j0 = j1 = OW; /* no input: all 0 */  \
+      for (int e = 0; e < 2; e++)                                           \
+      for (int64_t j = e ? j1 : 0; j < (e ? OW : j0); j++) {                \
+        int64_t a = j * s - p, b = a + kw < W + p ? a + kw : W + p;         \
         int64_t c = (b < W ? b : W) - (a > 0 ? a : 0);                      \
         if (cnt[0] <= 0 || cnt[1] <= 0 || c <= 0) { o[j] = 0; continue; }   \
         int64_t n = g->has_div ? g->div                                     \
@@ -209,6 +216,10 @@ static void valid_range(int64_t n, int64_t s, int64_t p, int64_t off,
                                      : cnt[0] * cnt[1] * c;                 \
         o[j] = DIV_##K(T, o[j], n);                                         \
       }                                                                     \
+      int64_t n = g->has_div ? g->div                                       \
+                  : g->include_pad ? full[0] * full[1] * kw                 \
+                                   : cnt[0] * cnt[1] * kw;                  \
+      for (int64_t j = j0; j < j1; j++) o[j] = DIV_##K(T, o[j], n);         \
     }                                                                       \
   }                                                                         \
   /* PyTorch's adaptive windows: [floor(i*n/m), ceil((i+1)*n/m)) */         \
