@@ -72,10 +72,10 @@ static void read_opts(lua_State *L, int idx, const char *fn, int dims,
       if (key < 0) {
         luaL_Buffer b;
         luaL_buffinit(L, &b);
-        for (int k = 0; k < NKEYS; k++)
+        for (int k = 0, n = 0; k < NKEYS; k++)
           if (allowed & BIT(k)) {
+            if (n++) luaL_addstring(&b, ", ");
             luaL_addstring(&b, key_names[k]);
-            luaL_addstring(&b, ", ");
           }
         luaL_pushresult(&b);
         ndL_error(L, "%s: unknown option '%s' (it takes %s)", fn, s,
