@@ -77,6 +77,21 @@ describe("pooling inputs", function()
     assert.same({ 2, 4 }, i[{ 2, 3 }]:totable())
   end)
 
+  it("gives the same results on any number of threads", function()
+    local x = nd.randn(4, 16, 40, 40):float()
+    local threads = nd.get_num_threads()
+    local res = {}
+    for _, n in ipairs({ 1, 2, 3 }) do
+      nd.set_num_threads(n)
+      local v, i = nd.max_pool2d(x, { kernel_size = 3, stride = 2, padding = 1, return_indices = true })
+      res[n] = { v, i, nd.avg_pool2d(x, { kernel_size = 3, stride = 2 }), nd.adaptive_avg_pool2d(x, 7) }
+    end
+    nd.set_num_threads(threads)
+    for n = 2, 3 do
+      for k = 1, 4 do assert.is_true(nd.equal(res[1][k], res[n][k])) end
+    end
+  end)
+
   it("gives an empty batch an empty result", function()
     local x = nd.zeros(0, 3, 4, 4)
     assert.same({ 0, 3, 2, 2 }, plain(nd.max_pool2d(x, { kernel_size = 2 }):size()))
