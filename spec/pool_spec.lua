@@ -172,6 +172,8 @@ describe("pooling errors", function()
     { function() nd.avg_pool2d(x2, { kernel_size = 2, divisor_override = 0 }) end, "avg_pool2d", "divisor_override must not be 0" },
     { function() nd.avg_pool2d(x2, { kernel_size = 2, divisor_override = 1.5 }) end, "avg_pool2d", "divisor_override must be an integer" },
     { function() nd.max_pool2d(x2, { kernel_size = 2 ^ 62, padding = 2 ^ 61 }) end, "max_pool2d", "too large" },
+    { function() nd.avg_pool3d(nd.zeros(1, 5, 5, 5), { kernel_size = 2 ^ 40, padding = 2 ^ 39, stride = 1 }) end,
+      "avg_pool3d", "kernel_size", "1099511627776", "too large" },
     { function() nd.max_pool2d("x", { kernel_size = 2 }) end, "max_pool2d", "string" },
     { function() nd.max_pool2d(x2, { kernel_size = 2 }, 1) end, "max_pool2d" },
     { function() nd.adaptive_avg_pool2d(x2) end, "adaptive_avg_pool2d", "size must be a number or a table", "nil" },

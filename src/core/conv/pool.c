@@ -22,7 +22,6 @@
 #else
 #define KERNEL
 #endif
-#define INLINE static inline __attribute__((always_inline))
 
 enum { MAXP, AVGP, ADAPT };
 static const char *const fn_of[3][3] = {
@@ -34,7 +33,7 @@ static const char *const fn_of[3][3] = {
 typedef struct geom {
   int op, include_pad, has_div;
   int64_t div;               /* divisor_override */
-  int64_t C, oplane;         /* channels; elements of one output plane */
+  int64_t C;                 /* channels */
   int64_t sn, sc;            /* input strides of n and c (elements) */
   int64_t in[3], out[3], k[3], s[3], p[3], d[3], is[3];
   const char *x;             /* the input's first element */
@@ -342,11 +341,14 @@ static nd_status run(nd_err *e, geom *g, nd_tensor *out, nd_tensor *indices,
   g->o = nd_ptr(out);
   g->ix = indices ? (int64_t *)nd_ptr(indices) : NULL;
   g->base = e->base;
-  /* a task of at least ~32K window elements read */
-  int64_t per = g->out[2] * g->k[0] * g->k[1] * g->k[2];
-  if (g->op == ADAPT) per = g->in[2] * ((g->in[0] + g->out[0] - 1) / g->out[0]) *
-                            ((g->in[1] + g->out[1] - 1) / g->out[1]);
-  nd_parallel_for(rows, (1 << 15) / (per ? per : 1) + 1, rows_of(t->dtype), g);
+  /* a task of at least ~32K window elements read (doubles: a kernel may
+   * be far larger than the input) */
+  double per = (double)g->out[2];
+  for (int k = 0; k < 3; k++)
+    per *= g->op == ADAPT ? (double)(g->in[k] / g->out[k] + 1)
+                          : (double)(g->k[k] < g->in[k] ? g->k[k] : g->in[k]);
+  int64_t grain = per >= 32768 ? 1 : (int64_t)(32768 / per) + 1;
+  nd_parallel_for(rows, grain, rows_of(t->dtype), g);
   return ND_OK;
 }
 
@@ -441,6 +443,16 @@ nd_status nd_avg_pool(nd_err *e, nd_tensor *out, const nd_tensor *t, int dims,
     return e->code;
   if (divisor && *divisor == 0)
     return nd_fail(e, ND_EINVAL, "%s: divisor_override must not be 0", fn);
+  /* the largest count a window can have: the kernels multiply it out */
+  int64_t most = 1;
+  for (int k = 0; k < 3; k++) {
+    int64_t w = g.in[k] + 2 * g.p[k]; /* in range: pool_sizes checked it */
+    if (nd_mul_ovf(most, g.k[k] < w ? g.k[k] : w, &most)) {
+      char b[ND_SIZES_BUF];
+      return nd_fail(e, ND_EOVERFLOW, "%s: kernel_size %s is too large", fn,
+                     fmt3(b, dims, g.k + 3 - dims));
+    }
+  }
   g.include_pad = count_include_pad;
   g.has_div = divisor != NULL;
   g.div = divisor ? *divisor : 0;
