@@ -117,6 +117,13 @@ describe("pooling inputs", function()
     assert.same({ { { 4, 4, 4, 4 } } }, v:totable())
   end)
 
+  it("avg_pool3d takes an input smaller than the kernel when padding covers it", function()
+    local x = nd.randn(1, 1, 2, 2, 2)
+    local got = nd.avg_pool3d(x, { kernel_size = 3, padding = 1 })
+    local want = nd.avg_pool3d(nd.pad(x, { 1, 1, 1, 1, 1, 1 }), { kernel_size = 3 })
+    assert.same(want:totable(), got:totable())
+  end)
+
   it("avg_pool of int64 truncates toward zero, as PyTorch", function()
     local x = nd.tensor({ { -7, -5, 3, 8, -1 } }, "int64")
     assert.same({ { -6, 5 } }, nd.avg_pool1d(x, { kernel_size = 2 }):totable())
