@@ -787,6 +787,33 @@ nd_status nd_bincount(nd_err *e, nd_tensor *out, const nd_tensor *t,
  * so an empty index needs it given); a position outside it is refused. */
 nd_status nd_one_hot(nd_err *e, nd_tensor *out, const nd_tensor *index,
                      int64_t num_classes);
+/* ---- pooling (src/core/conv/pool.c) ----------------------------------- */
+/* PyTorch 1.13's F.max_pool{1,2,3}d, F.avg_pool{1,2,3}d and
+ * F.adaptive_avg_pool{1,2,3}d over the last `dims` (1..3) dims of t, which
+ * is (C, spatial...) or batched (N, C, spatial...); any strides. The
+ * arrays hold one value per spatial dim; stride NULL: the kernel's,
+ * padding NULL: 0, dilation NULL: 1. Padding at most half the kernel;
+ * ceil_mode rounds the output size up while the last window starts inside
+ * the input or its left padding. Results are fresh and row-major, of t's
+ * leading sizes. */
+/* Floats only. indices (NULL: not wanted): int64 flat positions of each
+ * maximum within its (n, c) plane of the unpadded input, counted from
+ * e->base; the first largest wins, NaN propagates (the last NaN's). */
+nd_status nd_max_pool(nd_err *e, nd_tensor *out, nd_tensor *indices,
+                      const nd_tensor *t, int dims, const int64_t *kernel,
+                      const int64_t *stride, const int64_t *padding,
+                      const int64_t *dilation, int ceil_mode);
+/* Floats and int64 (sums wrap, quotients truncate). divisor (NULL: none)
+ * replaces the count, which is the window's within the padded input
+ * (count_include_pad) or within the input. */
+nd_status nd_avg_pool(nd_err *e, nd_tensor *out, const nd_tensor *t, int dims,
+                      const int64_t *kernel, const int64_t *stride,
+                      const int64_t *padding, int ceil_mode,
+                      int count_include_pad, const int64_t *divisor);
+/* Floats only. size[k] >= 0 is the output's size along spatial dim k, -1
+ * the input's; output i averages [floor(i*n/m), ceil((i+1)*n/m)). */
+nd_status nd_adaptive_avg_pool(nd_err *e, nd_tensor *out, const nd_tensor *t,
+                               int dims, const int64_t *size);
 /* ---- indexing with tensors (src/core/kernels/index.c, mask.c) ------------------- */
 /* Index tensors are int32 or int64 and hold positions counted from
  * e->base (0 for C callers, 1 from the Lua binding); negative positions

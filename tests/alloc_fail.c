@@ -203,6 +203,24 @@ static int c_script(const char *npy) {
         nd_release(&xr), nd_release(&x);
     STEP(q);
   }
+  {
+    /* pooling: max with indices (two results: the first goes when the
+     * second fails), avg, adaptive, over a transposed input */
+    nd_tensor x = ND_UNSET, y = ND_UNSET, yt = ND_UNSET, z = ND_UNSET,
+              zi = ND_UNSET;
+    int64_t s4[4] = {2, 3, 5, 6}, k2[2] = {3, 2}, st2[2] = {2, 1},
+            p2[2] = {1, 1}, div = 3, osz[2] = {2, -1};
+    nd_status q = nd_arange(&e, &x, ND_FLOAT32, 0, 180, 1);
+    if (!q) q = nd_reshape(&e, &y, &x, 4, s4);
+    if (!q) q = nd_transpose(&e, &yt, &y, 2, 3);
+    if (!q) q = nd_max_pool(&e, &z, &zi, &yt, 2, k2, st2, p2, NULL, 1);
+    nd_release(&z), nd_release(&zi);
+    if (!q) q = nd_avg_pool(&e, &z, &yt, 2, k2, NULL, p2, 0, 0, &div);
+    nd_release(&z);
+    if (!q) q = nd_adaptive_avg_pool(&e, &z, &yt, 2, osz);
+    nd_release(&z), nd_release(&yt), nd_release(&y), nd_release(&x);
+    STEP(q);
+  }
   ok = 1;
 out:
   nd_release(&a); nd_release(&b); nd_release(&v); nd_release(&c);

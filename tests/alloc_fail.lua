@@ -36,6 +36,8 @@ local bc = nd.bincount(nd.tensor({ 1, 5, 5 }, "uint8"), nd.ones(3, "int32"), 8)
 local oh = nd.tensor({ { 1, 3 } }, "int64"):one_hot() + bc:sum()
 local lanes = nd.tensor({ 0, 1, 2, 2, 1, 0, 0, 0, 2, 2, 2, 2, 1, 1, 0, 2, 2 }, "uint8"):bincount()
 assert(lanes[1] == 5 and lanes[2] == 4 and lanes[3] == 8) -- without its scratch too
+local mp, mi = nd.max_pool2d(a:transpose(2, 3), { kernel_size = 2, padding = 1, return_indices = true })
+local ap = nd.avg_pool1d(a, { kernel_size = 3, ceil_mode = true }) + nd.adaptive_avg_pool2d(a, { 2, nil }):sum()
 local ok, ffi = pcall(require, "ffi")
 if ok then
   local buf = ffi.new("double[12]")

@@ -157,6 +157,14 @@ static const sig sigs[] = {
     {"pad", "t, pads [, mode [, value]]", NULL},
     {"bincount", "t [, weights [, minlength]]", NULL},
     {"one_hot", "index [, num_classes]", NULL},
+    /* pooling */
+    {"max_pool1d", "t, options", NULL},
+    {"max_pool2d", "t, options", NULL},
+    {"max_pool3d", "t, options", NULL},
+    {"avg_pool1d", "t, options", NULL},
+    {"avg_pool2d", "t, options", NULL},
+    {"avg_pool3d", "t, options", NULL},
+    {"adaptive_avg_pool2d", "t, size", NULL},
     /* indexing with tensors */
     {"index_select", "t, dim, index", NULL},
     {"gather", "t, dim, index", NULL},

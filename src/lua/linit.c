@@ -20,6 +20,7 @@ static void open_areas(lua_State *L) {
   ndL_open_math(L);
   ndL_open_sort(L);
   ndL_open_count(L);
+  ndL_open_pool(L);
   ndL_open_index(L);
   ndL_open_linalg(L);
   ndL_open_random(L);

@@ -239,6 +239,7 @@ void ndL_push_blas_plan(lua_State *L, const nd_blas_plan *p); /* lmatmul.c */
 void ndL_open_contract(lua_State *L);
 void ndL_open_conv(lua_State *L);
 void ndL_open_count(lua_State *L);
+void ndL_open_pool(lua_State *L);
 void ndL_open_io(lua_State *L);
 void ndL_open_wrap(lua_State *L);
 /* The owners of nd.wrap's memory (lowners.c; lwrap.c says why): an anchor
