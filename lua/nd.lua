@@ -18,6 +18,8 @@ local module_only = {
   linalg = true,
   normal = true, uniform = true, randperm = true, generator = true,
   default_generator = true, clock = true, einsum = true, einsum_plan = true,
+  convolve = true, correlate = true, convolve2d = true, correlate2d = true,
+  interpolate = true,
 }
 -- Internal entry points, neither functions nor methods.
 local internal = {

@@ -152,6 +152,12 @@ static const sig sigs[] = {
     {"pad", "t, pads [, mode [, value]]", NULL},
     {"bincount", "t [, weights [, minlength]]", NULL},
     {"one_hot", "index [, num_classes]", NULL},
+    /* filtering and resampling */
+    {"convolve", "a, v [, mode]", NULL},
+    {"correlate", "a, v [, mode]", NULL},
+    {"convolve2d", "a, k [, mode [, boundary [, fill]]]", NULL},
+    {"correlate2d", "a, k [, mode [, boundary [, fill]]]", NULL},
+    {"interpolate", "t, options [, mode [, align_corners]]", NULL},
     /* indexing with tensors */
     {"index_select", "t, dim, index", NULL},
     {"gather", "t, dim, index", NULL},
