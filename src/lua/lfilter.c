@@ -125,6 +125,7 @@ static int l_interpolate(lua_State *L) {
   if (!lua_istable(L, 2))
     return ndL_error(L, "%s: argument 2 must be a table {size = ...} or "
                      "{scale_factor = ...}, got %s", fn, luaL_typename(L, 2));
+  lua_settop(L, 4); /* slots 3 and 4 are the positional ones */
   /* options in the table: mode and align_corners there or after it */
   lua_pushnil(L);
   while (lua_next(L, 2)) {
