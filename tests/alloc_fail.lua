@@ -36,6 +36,8 @@ local bc = nd.bincount(nd.tensor({ 1, 5, 5 }, "uint8"), nd.ones(3, "int32"), 8)
 local oh = nd.tensor({ { 1, 3 } }, "int64"):one_hot() + bc:sum()
 local lanes = nd.tensor({ 0, 1, 2, 2, 1, 0, 0, 0, 2, 2, 2, 2, 1, 1, 0, 2, 2 }, "uint8"):bincount()
 assert(lanes[1] == 5 and lanes[2] == 4 and lanes[3] == 8) -- without its scratch too
+local cv = nd.convolve(nd.rand(40), nd.rand(5), "same") + nd.correlate2d(nd.rand(6, 7), nd.ones(3, 3), "same", "wrap"):sum()
+local ip = nd.interpolate(nd.rand(1, 2, 5, 6), { scale_factor = 1.5 }, "bilinear") + 1
 local ok, ffi = pcall(require, "ffi")
 if ok then
   local buf = ffi.new("double[12]")
