@@ -108,7 +108,6 @@ typedef struct job {
     const T *hw = H->w, *ww = W->w;                                         \
     const int64_t wo = W->out, ho = H->out;                                 \
     const nd_tensor *t = J->t;                                              \
-    const int sp = t->ndim - 2;                                             \
     for (int64_t task = lo; task < hi; task++) {                            \
       T *rows = (T *)(void *)(J->cache + task * KH * J->row_bytes);         \
       int64_t from = J->planes * task / J->ntask,                           \
@@ -159,7 +158,6 @@ typedef struct job {
             }                                                               \
           }                                                                 \
         }                                                                   \
-        (void)sp;                                                           \
       }                                                                     \
     }                                                                       \
   }
