@@ -151,6 +151,20 @@ describe("convolve2d and correlate2d", function()
     assert.same({ { 5, 5 }, { 5, 5 } }, f:totable())
   end)
 
+  it("gives the same on one thread as on several", function()
+    nd.manual_seed(3)
+    local big, k7 = nd.rand(300, 2500, "float32"), nd.rand(7, 7, "float32")
+    local sig, taps = nd.rand(300000), nd.rand(40)
+    local n = nd.get_num_threads()
+    nd.set_num_threads(1)
+    local one, one1 = nd.correlate2d(big, k7, "same", "symm"), nd.convolve(sig, taps)
+    nd.set_num_threads(4)
+    local many, many1 = nd.correlate2d(big, k7, "same", "symm"), nd.convolve(sig, taps)
+    nd.set_num_threads(n)
+    assert.is_true(nd.equal(one, many))
+    assert.is_true(nd.equal(one1, many1))
+  end)
+
   local k = nd.ones(3, 3)
   local errors = {
     { function() nd.convolve2d(nd.zeros(3), k) end, "convolve2d", "2-D", "got 1 and 2 dims" },

@@ -73,6 +73,20 @@ describe("interpolate", function()
     assert.equals(2, r[{ 2, 3, 2, 1 }])
   end)
 
+  it("gives the same on one thread as on several", function()
+    nd.manual_seed(5)
+    local big = nd.rand({ 3, 5, 60, 70 }, "float32")
+    local n = nd.get_num_threads()
+    for _, mode in ipairs({ "nearest", "bilinear", "bicubic", "area" }) do
+      nd.set_num_threads(1)
+      local one = nd.interpolate(big, { scale_factor = { 1.7, 0.6 } }, mode)
+      nd.set_num_threads(4)
+      local many = nd.interpolate(big, { scale_factor = { 1.7, 0.6 } }, mode)
+      nd.set_num_threads(n)
+      assert.is_true(nd.equal(one, many), mode)
+    end
+  end)
+
   it("gives an empty batch for an empty batch", function()
     assert.same({ 0, 2, 6 }, sizes(nd.interpolate(nd.zeros(0, 2, 3), { scale_factor = 2 }, "linear")))
   end)
