@@ -910,6 +910,65 @@ typedef struct nd_lapack_plan {
 nd_status nd_linalg_plan(nd_err *e, nd_lapack_plan *plan, const char *name,
                          const nd_tensor *a, const nd_tensor *b);
 
+/* ---- filtering and resampling (src/core/conv/filter.c, interpolate.c) -- */
+/* The output sizes of the filters, once: X(ENUM, name). */
+#define ND_FILTER_MODES(X) X(FULL, full) X(SAME, same) X(VALID, valid)
+typedef enum nd_filter_mode {
+#define ND_X_ENUM(E, name) ND_FILTER_##E,
+  ND_FILTER_MODES(ND_X_ENUM)
+#undef ND_X_ENUM
+  ND_NFILTER_MODES
+} nd_filter_mode;
+/* SciPy's boundaries of the 2-D filters: X(ENUM, name). */
+#define ND_BOUNDARIES(X) X(FILL, fill) X(WRAP, wrap) X(SYMM, symm)
+typedef enum nd_boundary {
+#define ND_X_ENUM(E, name) ND_BOUNDARY_##E,
+  ND_BOUNDARIES(ND_X_ENUM)
+#undef ND_X_ENUM
+  ND_NBOUNDARIES
+} nd_boundary;
+/* NumPy 1.24's convolve and correlate of 1-D (or 0-d) a and v, neither
+ * empty: the longer one is the signal (correlate then reverses its
+ * result, as NumPy); "same" centres at len / 2. The result's dtype is
+ * the operands' promoted (integers stay integers and wrap, as NumPy's;
+ * bool with bool is refused); any strides; a new 1-D result. */
+nd_status nd_convolve(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                      const nd_tensor *v, int mode);
+nd_status nd_correlate(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                       const nd_tensor *v, int mode);
+/* SciPy 1.10's convolve2d and correlate2d of 2-D a and k, neither empty:
+ * boundary fill (with *fill, NULL: 0; an integer result needs a whole
+ * fill), wrap or symm (fill NULL); mode valid swaps them when k is the
+ * larger in every dim (correlate2d then reverses its result) and refuses
+ * a pair where neither is. dtypes as nd_convolve's. */
+nd_status nd_convolve2d(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                        const nd_tensor *k, int mode, int boundary,
+                        const double *fill);
+nd_status nd_correlate2d(nd_err *e, nd_tensor *out, const nd_tensor *a,
+                         const nd_tensor *k, int mode, int boundary,
+                         const double *fill);
+/* PyTorch 1.13's F.interpolate modes: X(ENUM, name, input dims). */
+#define ND_INTERP_MODES(X)                                                  \
+  X(NEAREST, nearest, 0) X(LINEAR, linear, 3) X(BILINEAR, bilinear, 4)      \
+  X(BICUBIC, bicubic, 4) X(AREA, area, 0)
+typedef enum nd_interp_mode {
+#define ND_X_ENUM(E, name, dims) ND_INTERP_##E,
+  ND_INTERP_MODES(ND_X_ENUM)
+#undef ND_X_ENUM
+  ND_NINTERP_MODES
+} nd_interp_mode;
+/* F.interpolate of the float32/float64 t, (N, C, L) or (N, C, H, W)
+ * (nearest and area take either; linear 3-D; bilinear, bicubic 4-D): the
+ * output's spatial sizes from size (one per spatial dim), or from scale
+ * (floor(in * scale), the scale itself used for the coordinates:
+ * recompute_scale_factor off) -- exactly one of the two non-NULL.
+ * align_corners: -1 not given (false), 0, 1; given with nearest or area is
+ * refused. Bicubic uses A = -0.75 and clamps its taps to the border;
+ * area is adaptive average pooling. A new row-major result. */
+nd_status nd_interpolate(nd_err *e, nd_tensor *out, const nd_tensor *t,
+                         const int64_t *size, const double *scale, int mode,
+                         int align_corners);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

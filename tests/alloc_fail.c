@@ -221,6 +221,38 @@ static int c_script(const char *npy) {
     nd_release(&z), nd_release(&yt), nd_release(&y), nd_release(&x);
     STEP(q);
   }
+  {
+    /* filtering (a result, a padded scratch and the taps) and resampling
+     * (a result, the taps and row caches in one block) */
+    nd_tensor x = ND_UNSET, y = ND_UNSET, k = ND_UNSET, z = ND_UNSET;
+    int64_t s2[2] = {4, 5}, s4[4] = {1, 2, 3, 5}, sz[2] = {7, 4};
+    double two[2] = {2, 1.5}, fill = 1;
+    nd_status q = nd_arange(&e, &x, ND_FLOAT32, 0, 30, 1);
+    if (!q) q = nd_arange(&e, &k, ND_INT32, 0, 4, 1);
+    if (!q) q = nd_convolve(&e, &z, &x, &k, ND_FILTER_SAME);
+    nd_release(&z);
+    if (!q) q = nd_correlate(&e, &z, &k, &x, ND_FILTER_FULL);
+    nd_release(&z), nd_release(&k);
+    nd_tensor x2 = ND_UNSET;
+    if (!q) q = nd_arange(&e, &x2, ND_FLOAT32, 0, 20, 1);
+    if (!q) q = nd_reshape(&e, &y, &x2, 2, s2);
+    nd_release(&x2);
+    int64_t ks[2] = {3, 2};
+    nd_tensor k6 = ND_UNSET;
+    if (!q) q = nd_linspace(&e, &k6, ND_FLOAT64, -1, 1, 6);
+    if (!q) q = nd_reshape(&e, &k, &k6, 2, ks);
+    nd_release(&k6);
+    if (!q) q = nd_convolve2d(&e, &z, &y, &k, ND_FILTER_FULL, ND_BOUNDARY_FILL, &fill);
+    nd_release(&z);
+    if (!q) q = nd_correlate2d(&e, &z, &y, &k, ND_FILTER_SAME, ND_BOUNDARY_SYMM, NULL);
+    nd_release(&z), nd_release(&y);
+    if (!q) q = nd_reshape(&e, &y, &x, 4, s4);
+    if (!q) q = nd_interpolate(&e, &z, &y, sz, NULL, ND_INTERP_BICUBIC, 1);
+    nd_release(&z);
+    if (!q) q = nd_interpolate(&e, &z, &y, NULL, two, ND_INTERP_AREA, -1);
+    nd_release(&z), nd_release(&k), nd_release(&y), nd_release(&x);
+    STEP(q);
+  }
   ok = 1;
 out:
   nd_release(&a); nd_release(&b); nd_release(&v); nd_release(&c);

@@ -38,6 +38,8 @@ local lanes = nd.tensor({ 0, 1, 2, 2, 1, 0, 0, 0, 2, 2, 2, 2, 1, 1, 0, 2, 2 }, "
 assert(lanes[1] == 5 and lanes[2] == 4 and lanes[3] == 8) -- without its scratch too
 local mp, mi = nd.max_pool2d(a:transpose(2, 3), { kernel_size = 2, padding = 1, return_indices = true })
 local ap = nd.avg_pool1d(a, { kernel_size = 3, ceil_mode = true }) + nd.adaptive_avg_pool2d(a, { 2, nil }):sum()
+local cv = nd.convolve(nd.rand(40), nd.rand(5), "same") + nd.correlate2d(nd.rand(6, 7), nd.ones(3, 3), "same", "wrap"):sum()
+local ip = nd.interpolate(nd.rand(1, 2, 5, 6), { scale_factor = 1.5 }, "bilinear") + 1
 local ok, ffi = pcall(require, "ffi")
 if ok then
   local buf = ffi.new("double[12]")

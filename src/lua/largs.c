@@ -165,6 +165,12 @@ static const sig sigs[] = {
     {"avg_pool2d", "t, options", NULL},
     {"avg_pool3d", "t, options", NULL},
     {"adaptive_avg_pool2d", "t, size", NULL},
+    /* filtering and resampling */
+    {"convolve", "a, v [, mode]", NULL},
+    {"correlate", "a, v [, mode]", NULL},
+    {"convolve2d", "a, k [, mode [, boundary [, fill]]]", NULL},
+    {"correlate2d", "a, k [, mode [, boundary [, fill]]]", NULL},
+    {"interpolate", "t, options [, mode [, align_corners]]", NULL},
     /* indexing with tensors */
     {"index_select", "t, dim, index", NULL},
     {"gather", "t, dim, index", NULL},
