@@ -18,11 +18,6 @@ local module_only = {
   linalg = true,
   normal = true, uniform = true, randperm = true, generator = true,
   default_generator = true, clock = true, einsum = true, einsum_plan = true,
-  conv1d = true, conv2d = true, conv3d = true, conv_plan = true,
-  max_pool1d = true, max_pool2d = true, max_pool3d = true, avg_pool1d = true,
-  avg_pool2d = true, avg_pool3d = true, adaptive_avg_pool2d = true,
-  convolve = true, correlate = true, convolve2d = true, correlate2d = true,
-  interpolate = true,
 }
 -- Internal entry points, neither functions nor methods.
 local internal = {

@@ -43,6 +43,16 @@ describe("conv1d/2d/3d match PyTorch", function()
   end
 end)
 
+describe("conv as methods", function()
+  it("x:conv2d(w, options) is nd.conv2d(x, w, options), and x:conv_plan too", function()
+    local x, w = nd.rand(1, 2, 5, 5), nd.rand(3, 2, 3, 3)
+    assert.same(nd.conv2d(x, w, { padding = 1 }):totable(), x:conv2d(w, { padding = 1 }):totable())
+    assert.equals(nd.conv_plan(x, w).strategy, x:conv_plan(w).strategy)
+    local s, k = nd.rand(2, 7), nd.rand(3, 2, 3)
+    assert.same(nd.conv1d(s, k):totable(), s:conv1d(k):totable())
+  end)
+end)
+
 describe("conv_plan", function()
   local x = nd.rand(2, 64, 14, 14, "float32")
   it("does a 1x1 convolution as one GEMM per group over the input's own strides", function()
