@@ -32,6 +32,9 @@ LUA_CFLAGS = $(if $(LUA_INCDIR),-I$(LUA_INCDIR),$(call lazy,LUA_CFLAGS,pkg-confi
 BLAS_CFLAGS = $(call lazy,BLAS_CFLAGS,pkg-config --cflags openblas 2>/dev/null)
 BLAS_LIBS  = $(call lazy,BLAS_LIBS,pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
 SLEEF_LIBS = $(call lazy,SLEEF_LIBS,pkg-config --libs sleef 2>/dev/null || echo -lsleef)
+# Image files (src/core/io/image.c): libspng for PNG, TurboJPEG for JPEG.
+IMAGE_CFLAGS = $(call lazy,IMAGE_CFLAGS,pkg-config --cflags spng libturbojpeg 2>/dev/null)
+IMAGE_LIBS = $(call lazy,IMAGE_LIBS,pkg-config --libs spng libturbojpeg 2>/dev/null || echo -lspng -lturbojpeg)
 CFLAGS   ?= -O2 -g
 # Hidden by default: the shared libraries export what the public headers
 # declare (they push default visibility) and what src/core/base/nd_internal.h
@@ -40,8 +43,8 @@ CFLAGS   ?= -O2 -g
 # the same whichever compiler builds nd (GCC's ISO C default; clang fuses
 # within an expression unless told) and match PyTorch's unfused kernels.
 ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -ffp-contract=off -fPIC -fno-semantic-interposition -fvisibility=hidden -pthread \
-             -Iinclude $(CORE_INC) $(LUA_CFLAGS) $(BLAS_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
-LDLIBS   = $(BLAS_LIBS) $(SLEEF_LIBS) -lm -pthread -ldl
+             -Iinclude $(CORE_INC) $(LUA_CFLAGS) $(BLAS_CFLAGS) $(IMAGE_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+LDLIBS   = $(BLAS_LIBS) $(SLEEF_LIBS) $(IMAGE_LIBS) -lm -pthread -ldl
 
 # The layers, bottom first (src/core/README says what each holds); folders
 # joined by a comma are one layer and may not use each other. Declared here
@@ -70,7 +73,7 @@ LUA_OBJ  := $(LUA_SRC:src/%.c=$(BUILD)/%.o) $(BUILD)/gen/lua_sources.o
 # build-essential brings libc6-dev (stdint.h), which gcc alone does not.
 DEPS_PKGS = build-essential make pkg-config luajit libluajit-5.1-dev \
             libopenblas-dev libsleef-dev lua-busted \
-            lua5.4 liblua5.4-dev
+            lua5.4 liblua5.4-dev libspng-dev libturbojpeg0-dev
 PUC_VERSIONS = 5.1 5.2 5.3 5.4
 PUC_PKGS = lua5.1 liblua5.1-0-dev lua5.2 liblua5.2-dev lua5.3 liblua5.3-dev \
            lua5.4 liblua5.4-dev
