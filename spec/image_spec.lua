@@ -31,7 +31,9 @@ local function names()
 end
 
 local function tmp(ext)
-  return os.tmpname() .. ext
+  local base = os.tmpname()
+  os.remove(base)
+  return base .. ext
 end
 
 -- A smooth test image (JPEG is lossy; smooth content stays close).

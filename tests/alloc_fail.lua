@@ -36,6 +36,13 @@ local bc = nd.bincount(nd.tensor({ 1, 5, 5 }, "uint8"), nd.ones(3, "int32"), 8)
 local oh = nd.tensor({ { 1, 3 } }, "int64"):one_hot() + bc:sum()
 local lanes = nd.tensor({ 0, 1, 2, 2, 1, 0, 0, 0, 2, 2, 2, 2, 1, 1, 0, 2, 2 }, "uint8"):bincount()
 assert(lanes[1] == 5 and lanes[2] == 4 and lanes[3] == 8) -- without its scratch too
+local im = nd.arange(60):view(4, 5, 3):to("uint8")
+local ipath = os.tmpname()
+os.remove(ipath)
+nd.image.save(ipath .. ".png", im:flip(1))
+local li = nd.image.load(ipath .. ".png", { channels = 4 })
+os.remove(ipath .. ".png")
+local dj = nd.image.decode(nd.image.encode(im, "jpeg"), { channels = 1 })
 local ok, ffi = pcall(require, "ffi")
 if ok then
   local buf = ffi.new("double[12]")

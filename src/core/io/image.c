@@ -46,10 +46,18 @@ static nd_status renamed(nd_err *e, const char *fn, const char *path) {
  * libspng's free and realloc do not pass the size, so each block starts
  * with it (16 bytes keep malloc's alignment). */
 #define HDR 16
+/* Set when an allocation of libspng's failed: zlib's window, allocated
+ * mid-stream, comes back from spng as a stream error. Per thread, reset
+ * by each call. */
+static _Thread_local int im_oom;
 static void *im_malloc(size_t n) {
-  if (n > (size_t)INT64_MAX - HDR) return NULL;
-  char *p = nd_scratch_alloc(NULL, "image", (int64_t)n + HDR, 1, false);
-  if (!p) return NULL;
+  char *p = n > (size_t)INT64_MAX - HDR
+                ? NULL
+                : nd_scratch_alloc(NULL, "image", (int64_t)n + HDR, 1, false);
+  if (!p) {
+    im_oom = 1;
+    return NULL;
+  }
   *(size_t *)(void *)p = n;
   return p + HDR;
 }
@@ -162,7 +170,7 @@ static nd_status target_close(target *t, nd_status st) {
 
 static nd_status spng_failed(nd_err *e, const char *fn, const char *path,
                              int r) {
-  if (r == SPNG_EMEM) return no_memory(e, fn, path);
+  if (r == SPNG_EMEM || im_oom) return no_memory(e, fn, path);
   return failf(e, ND_EIO, fn, path, "corrupt PNG (%s)", spng_strerror(r));
 }
 
@@ -174,6 +182,7 @@ static nd_status spng_failed(nd_err *e, const char *fn, const char *path,
 static nd_status png_decode(nd_err *e, nd_tensor *out, const uint8_t *p,
                             size_t n, int want, const char *fn,
                             const char *path) {
+  im_oom = 0;
   spng_ctx *ctx = spng_ctx_new2(&im_alloc, 0);
   if (!ctx) return no_memory(e, fn, path);
   nd_status st = ND_OK;
@@ -389,6 +398,7 @@ static nd_status png_encode(nd_err *e, const image *im, int level,
     return failf(e, ND_EINVAL, fn, path, "PNG images are at most 2^31 - 1 "
                  "pixels wide and high, t is %lldx%lld", (long long)im->w,
                  (long long)im->h);
+  im_oom = 0;
   spng_ctx *ctx = spng_ctx_new2(&im_alloc, SPNG_CTX_ENCODER);
   if (!ctx) return no_memory(e, fn, path);
   struct spng_ihdr ih = {(uint32_t)im->w, (uint32_t)im->h, 8,
@@ -413,7 +423,7 @@ static nd_status png_encode(nd_err *e, const image *im, int level,
   *nbytes = (int64_t)len;
   goto done;
 failed:
-  st = r == SPNG_EMEM ? no_memory(e, fn, path)
+  st = r == SPNG_EMEM || im_oom ? no_memory(e, fn, path)
                       : failf(e, ND_EIO, fn, path, "PNG encoding failed (%s)",
                               spng_strerror(r));
 done:
