@@ -104,7 +104,7 @@ describe("nd.image.load", function()
       "image.load: " .. p .. "cmyk.jpg: CMYK JPEGs are not supported")
     assert_error_matches(function() nd.image.load("/nonexistent/a.png") end,
       "image.load: cannot open /nonexistent/a.png: No such file or directory")
-    assert_error_matches(function() nd.image.load(p) end, "image.load: " .. p)
+    assert_error_matches(function() nd.image.load(p) end, "image.load: " .. p .. ": not a regular file")
     assert_error_matches(function() nd.image.load(nil) end, "image.load: path must be a string, got nil")
   end)
 

@@ -103,6 +103,18 @@ def main():
     assert back.info.get("interlace") == 1
     assert back.convert("RGB").tobytes() == pattern("RGB").tobytes()
     expect("interlaced.png", back, 3)
+    vals = [[(x + 3 * y) % 16 for x in range(W)] for y in range(H)]
+    rows = b""
+    for r in vals:  # 4-bit gray, two pixels a byte, high nibble first
+        packed = bytearray((W + 1) // 2)
+        for x, v in enumerate(r):
+            packed[x // 2] |= v << (4 if x % 2 == 0 else 0)
+        rows += b"\0" + bytes(packed)
+    write("gray4.png", png_bytes(W, H, 4, 0, zlib.compress(rows)))
+    back = Image.open(os.path.join(OUT, "gray4.png"))
+    back.load()
+    assert back.mode == "L" and back.getpixel((1, 0)) == 17 * vals[0][1]
+    expect("gray4.png", back, 1)
     rows = b"".join(b"\0" + bytes(W * 2) for _ in range(H))
     write("gray16.png", png_bytes(W, H, 16, 0, zlib.compress(rows)))
     # a header of 100000x100000 RGBA pixels and a few bytes of data

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <spng.h>
 #include <turbojpeg.h>
 
@@ -325,12 +326,13 @@ nd_status nd_image_load(nd_err *e, nd_tensor *out, const char *path,
                    strerror(errno));
   nd_status st = ND_OK;
   uint8_t *buf = NULL;
-  long n = -1;
-  if (!fseek(f, 0, SEEK_END)) n = ftell(f);
-  if (n < 0 || fseek(f, 0, SEEK_SET)) {
-    st = failf(e, ND_EIO, fn, path, "cannot read it (not a regular file)");
+  struct stat sb;
+  int64_t n = 0;
+  if (fstat(fileno(f), &sb) || !S_ISREG(sb.st_mode)) {
+    st = failf(e, ND_EIO, fn, path, "not a regular file");
     goto done;
   }
+  n = (int64_t)sb.st_size;
   if (!(buf = nd_scratch_alloc(e, fn, n, 1, false))) {
     st = renamed(e, fn, path);
     goto done;
