@@ -115,6 +115,11 @@ describe("nd.image.load", function()
         "image.load: " .. dir .. "bomb.png: image of 100000x100000 pixels is above nd's limit of 268435456 pixels")
     end)
     assert.same({ 0, 0 }, { n, bytes })
+    n, bytes = testing.allocations(function()
+      assert_error_matches(function() nd.image.load(dir .. "bomb.jpg") end,
+        "image.load: " .. dir .. "bomb.jpg: image of 60000x60000 pixels is above nd's limit of 268435456 pixels")
+    end)
+    assert.same({ 0, 0 }, { n, bytes })
     assert_error_matches(function() nd.image.load(dir .. "wide.png") end,
       "image of 536870912x1 pixels is above nd's limit of 268435456")
   end)

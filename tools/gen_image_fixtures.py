@@ -125,6 +125,11 @@ def main():
     save("gray.jpg", pattern("L"), 1, quality=90)
     save("progressive.jpg", pattern("RGB"), 3, quality=75, progressive=True)
     save("cmyk.jpg", pattern("CMYK"), quality=90)
+    # rgb.jpg with its frame header claiming 60000x60000 pixels
+    data = bytearray(open(os.path.join(OUT, "rgb.jpg"), "rb").read())
+    sof = data.index(b"\xff\xc0")
+    data[sof + 5:sof + 9] = struct.pack(">HH", 60000, 60000)
+    write("bomb.jpg", bytes(data))
     for name in ("rgb.png", "rgb.jpg"):
         data = open(os.path.join(OUT, name), "rb").read()
         write("truncated_" + name, data[:len(data) // 2])
