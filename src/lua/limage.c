@@ -32,7 +32,7 @@ static void options(lua_State *L, int idx, const char *fn,
                                                : luaL_typename(L, -1),
                 list);
     }
-    int64_t x;
+    int64_t x = 0;
     if (lua_type(L, -1) != LUA_TNUMBER || !ndL_integral(L, -1, &x) ||
         x < lo[k] || x > hi[k])
       ndL_error(L, "%s: %s must be an integer in %d..%d, got %s", fn,

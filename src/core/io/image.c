@@ -368,7 +368,6 @@ static int rows_compact(const nd_tensor *t, int c) {
 
 static nd_status check_image(nd_err *e, const char *fn, const nd_tensor *t) {
   char b[ND_SIZES_BUF];
-  int c = t->ndim == 3 ? (int)t->size[2] : 1;
   if (t->dtype != ND_UINT8 || (t->ndim != 2 && t->ndim != 3) ||
       (t->ndim == 3 && (t->size[2] < 1 || t->size[2] > 4)))
     return nd_fail(e, ND_EINVAL, "%s: t has shape %s and dtype %s; %s %s", fn,
@@ -378,7 +377,6 @@ static nd_status check_image(nd_err *e, const char *fn, const nd_tensor *t) {
     return nd_fail(e, ND_EINVAL, "%s: t has shape %s: an image needs at "
                    "least one pixel", fn,
                    nd_fmt_sizes(b, sizeof b, t->ndim, t->size));
-  (void)c;
   return ND_OK;
 }
 
