@@ -328,7 +328,7 @@ FUZZ_IMAGE_RUNS ?= -1
 build-fuzz/fuzz_image: tests/fuzz_image.c $(CORE_SRC) include/nd.h $(CORE_HDR) | fuzz-deps
 	@mkdir -p build-fuzz/corpus_image
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -std=c11 -D_DEFAULT_SOURCE -DND_IMAGE_PIXEL_CAP='((int64_t)1 << 20)' -pthread \
+	  -std=c11 -D_DEFAULT_SOURCE -DND_IMAGE_PIXEL_CAP='((int64_t)1 << 20)' -DND_IMAGE_FUZZ -pthread \
 	  -Iinclude $(addprefix -I,$(CORE_DIRS)) $(BLAS_CFLAGS) $(IMAGE_CFLAGS) \
 	  tests/fuzz_image.c $(CORE_SRC) $(LDLIBS) -o $@
 fuzz-image: build-fuzz/fuzz_image

@@ -2,7 +2,9 @@
  * fuzz-image). The input is the file's bytes, so the seeds in
  * tests/fuzz_corpus_image are plain PNG and JPEG files. Built with
  * ND_IMAGE_PIXEL_CAP = 2^20 so that a small input cannot ask for a
- * gigabyte (the limit's logic is the same at any value).
+ * gigabyte (the limit's logic is the same at any value), and with
+ * ND_IMAGE_FUZZ: PNG checksums (CRC, Adler-32) are not checked, or almost
+ * every mutation would stop there.
  *
  * Each input is decoded as stored and converted to 1 + size % 4
  * channels; a failure must leave the header unset with a message; a
