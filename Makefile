@@ -32,6 +32,9 @@ LUA_CFLAGS = $(if $(LUA_INCDIR),-I$(LUA_INCDIR),$(call lazy,LUA_CFLAGS,pkg-confi
 BLAS_CFLAGS = $(call lazy,BLAS_CFLAGS,pkg-config --cflags openblas 2>/dev/null)
 BLAS_LIBS  = $(call lazy,BLAS_LIBS,pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
 SLEEF_LIBS = $(call lazy,SLEEF_LIBS,pkg-config --libs sleef 2>/dev/null || echo -lsleef)
+# Image files (src/core/io/image.c): libspng for PNG, TurboJPEG for JPEG.
+IMAGE_CFLAGS = $(call lazy,IMAGE_CFLAGS,pkg-config --cflags spng libturbojpeg 2>/dev/null)
+IMAGE_LIBS = $(call lazy,IMAGE_LIBS,pkg-config --libs spng libturbojpeg 2>/dev/null || echo -lspng -lturbojpeg)
 CFLAGS   ?= -O2 -g
 # Hidden by default: the shared libraries export what the public headers
 # declare (they push default visibility) and what src/core/base/nd_internal.h
@@ -40,8 +43,8 @@ CFLAGS   ?= -O2 -g
 # the same whichever compiler builds nd (GCC's ISO C default; clang fuses
 # within an expression unless told) and match PyTorch's unfused kernels.
 ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -ffp-contract=off -fPIC -fno-semantic-interposition -fvisibility=hidden -pthread \
-             -Iinclude $(CORE_INC) $(LUA_CFLAGS) $(BLAS_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
-LDLIBS   = $(BLAS_LIBS) $(SLEEF_LIBS) -lm -pthread -ldl
+             -Iinclude $(CORE_INC) $(LUA_CFLAGS) $(BLAS_CFLAGS) $(IMAGE_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+LDLIBS   = $(BLAS_LIBS) $(SLEEF_LIBS) $(IMAGE_LIBS) -lm -pthread -ldl
 
 # The layers, bottom first (src/core/README says what each holds); folders
 # joined by a comma are one layer and may not use each other. Declared here
@@ -70,7 +73,7 @@ LUA_OBJ  := $(LUA_SRC:src/%.c=$(BUILD)/%.o) $(BUILD)/gen/lua_sources.o
 # build-essential brings libc6-dev (stdint.h), which gcc alone does not.
 DEPS_PKGS = build-essential make pkg-config luajit libluajit-5.1-dev \
             libopenblas-dev libsleef-dev lua-busted \
-            lua5.4 liblua5.4-dev
+            lua5.4 liblua5.4-dev libspng-dev libturbojpeg0-dev
 PUC_VERSIONS = 5.1 5.2 5.3 5.4
 PUC_PKGS = lua5.1 liblua5.1-0-dev lua5.2 liblua5.2-dev lua5.3 liblua5.3-dev \
            lua5.4 liblua5.4-dev
@@ -289,8 +292,8 @@ ASAN_ENV = LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-fil
   ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1:abort_on_error=0 \
   LSAN_OPTIONS=suppressions=$(CURDIR)/spec/support/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-.PHONY: fuzz fuzz-run fuzz-asan fuzz-corpus fuzz-deps fuzz-libfuzzer check-alloc check-valgrind
-fuzz: fuzz-run fuzz-libfuzzer check-alloc
+.PHONY: fuzz fuzz-run fuzz-asan fuzz-corpus fuzz-deps fuzz-libfuzzer fuzz-image check-alloc check-valgrind
+fuzz: fuzz-run fuzz-libfuzzer fuzz-image check-alloc
 fuzz-run: deps all
 	@ND_BUILD=$(BUILD) bin/nd spec/fuzz/run.lua --corpus spec/fuzz/corpus.lua
 	@ND_BUILD=$(BUILD) bin/nd spec/fuzz/run.lua --seed $(FUZZ_SEED) --count $(FUZZ_COUNT)
@@ -307,7 +310,7 @@ fuzz-corpus: all
 build-fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) include/nd.h $(CORE_HDR) | fuzz-deps
 	@mkdir -p build-fuzz/corpus
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -std=c11 -D_DEFAULT_SOURCE -pthread -Iinclude $(addprefix -I,$(CORE_DIRS)) $(BLAS_CFLAGS) \
+	  -std=c11 -D_DEFAULT_SOURCE -pthread -Iinclude $(addprefix -I,$(CORE_DIRS)) $(BLAS_CFLAGS) $(IMAGE_CFLAGS) \
 	  tests/fuzz_core.c $(CORE_SRC) $(LDLIBS) -o $@
 fuzz-deps:
 	@$(MAKE) --no-print-directory install-pkgs PKGS="clang libclang-rt-14-dev"
@@ -317,6 +320,23 @@ fuzz-libfuzzer: build-fuzz/fuzz_core
 	  > build-fuzz/log 2>&1; \
 	  status=$$?; grep -E "^(stat::number_of_executed_units|Done|==|SUMMARY|invariant|INFO: seed)" build-fuzz/log; \
 	  [ $$status -eq 0 ] || tail -40 build-fuzz/log; exit $$status
+# libFuzzer over the PNG and JPEG decoders (tests/fuzz_image.c), at most
+# FUZZ_IMAGE_TIME seconds (or FUZZ_IMAGE_RUNS inputs); seeds in
+# tests/fuzz_corpus_image, new inputs to build-fuzz/corpus_image.
+FUZZ_IMAGE_TIME ?= 45
+FUZZ_IMAGE_RUNS ?= -1
+build-fuzz/fuzz_image: tests/fuzz_image.c $(CORE_SRC) include/nd.h $(CORE_HDR) | fuzz-deps
+	@mkdir -p build-fuzz/corpus_image
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	  -std=c11 -D_DEFAULT_SOURCE -DND_IMAGE_PIXEL_CAP='((int64_t)1 << 20)' -DND_IMAGE_FUZZ -pthread \
+	  -Iinclude $(addprefix -I,$(CORE_DIRS)) $(BLAS_CFLAGS) $(IMAGE_CFLAGS) \
+	  tests/fuzz_image.c $(CORE_SRC) $(LDLIBS) -o $@
+fuzz-image: build-fuzz/fuzz_image
+	@mkdir -p build-fuzz/corpus_image; build-fuzz/fuzz_image -timeout=30 -max_total_time=$(FUZZ_IMAGE_TIME) -runs=$(FUZZ_IMAGE_RUNS) -seed=$(FUZZ_SEED) \
+	  -print_final_stats=1 -artifact_prefix=build-fuzz/image- build-fuzz/corpus_image tests/fuzz_corpus_image \
+	  > build-fuzz/image.log 2>&1; \
+	  status=$$?; grep -E "^(stat::number_of_executed_units|Done|==|SUMMARY|invariant|INFO: seed)" build-fuzz/image.log; \
+	  [ $$status -eq 0 ] || tail -40 build-fuzz/image.log; exit $$status
 # Allocation-failure sweep: fail the Nth allocation for every N (at most
 # 2000) over a C API script and a Lua script (tests/alloc_fail.*).
 ALLOC_WRAP = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=posix_memalign,--wrap=aligned_alloc,--wrap=strdup,--wrap=free

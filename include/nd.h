@@ -303,6 +303,37 @@ nd_status nd_multinomial(nd_err *e, nd_tensor *out, nd_generator *g,
 nd_status nd_load_npy(nd_err *e, nd_tensor *out, const char *path);
 nd_status nd_save_npy(nd_err *e, const char *path, const nd_tensor *t);
 
+/* ---- image files (src/core/io/image.c) ------------------------------------ */
+/* PNG (libspng) and JPEG (libjpeg-turbo), told apart by their first bytes.
+ * Loads give a fresh HWC uint8 tensor: gray (H, W, 1), gray+alpha 2, RGB
+ * 3, RGBA 4; palette PNGs expand to RGB, a tRNS chunk to an alpha channel.
+ * channels 1..4 converts as PIL's convert (gray = (19595 R + 38470 G +
+ * 7471 B + 32768) >> 16, the ITU-R 601-2 luma; gray to color replicates;
+ * a new alpha is 255, a dropped one is dropped); 0 keeps the file's. An
+ * image above ND_IMAGE_MAX_PIXELS is refused from its header, before
+ * anything is allocated; 16-bit PNGs and CMYK JPEGs are refused; EXIF
+ * orientation is not applied; truncated or corrupt files fail (ND_EIO,
+ * the message names the file). Saves take uint8 (H, W) or (H, W, C),
+ * C = 1..4 (JPEG: 1 or 3), any view: rows whose pixels are compact go to
+ * the encoder without a copy. quality: JPEG's 1..100, 0 for
+ * ND_IMAGE_QUALITY; compression: PNG's zlib level 0..9, -1 for zlib's
+ * default (6). The format of a save is the path's extension (.png, .jpg,
+ * .jpeg, any case). Encoded bytes are freed with nd_image_free. */
+#define ND_IMAGE_MAX_PIXELS ((int64_t)1 << 28)
+#define ND_IMAGE_QUALITY 90
+enum { ND_IMAGE_PNG = 1, ND_IMAGE_JPEG = 2 };
+nd_status nd_image_load(nd_err *e, nd_tensor *out, const char *path,
+                        int channels);
+nd_status nd_image_decode(nd_err *e, nd_tensor *out, const void *bytes,
+                          int64_t nbytes, int channels);
+nd_status nd_image_save(nd_err *e, const char *path, const nd_tensor *t,
+                        int quality, int compression);
+nd_status nd_image_encode(nd_err *e, void **bytes, int64_t *nbytes,
+                          const nd_tensor *t, int format, int quality,
+                          int compression);
+void nd_image_free(void *bytes);
+int nd_image_format(const char *path); /* by extension; 0 when unknown */
+
 /* ---- matmul through OpenBLAS (src/core/kernels/matmul.c, shape/matmul_plan.c) ------------------------ */
 /* NumPy/PyTorch matmul semantics. float32/float64 go to cblas_?gemm, ?gemv
  * or ?dot with the order, transpose flags and leading dims read off the

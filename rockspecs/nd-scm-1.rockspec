@@ -18,7 +18,8 @@ indexing) is O(1) and shares storage.]],
   license = "MIT",
 }
 dependencies = { "lua >= 5.1, < 5.5" }
--- OpenBLAS (libopenblas-dev) is found through pkg-config by the Makefile.
+-- OpenBLAS (libopenblas-dev), SLEEF, libspng and TurboJPEG (libspng-dev,
+-- libturbojpeg0-dev: image files) are found through pkg-config by the Makefile.
 build = {
   type = "make",
   build_target = "all",

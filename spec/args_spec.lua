@@ -24,6 +24,7 @@ local function each_function(f)
     if type(fn) == "function" and not seen[fn] then seen[fn] = true; f(name, fn, "method") end
   end
   for name, fn in pairs(nd.linalg) do f(name, fn, "linalg") end
+  for name, fn in pairs(nd.image) do f(name, fn, "image") end
 end
 
 local both = on_both_paths

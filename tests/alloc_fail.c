@@ -253,6 +253,34 @@ static int c_script(const char *npy) {
     nd_release(&z), nd_release(&k), nd_release(&y), nd_release(&x);
     STEP(q);
   }
+  {
+    /* image files: libspng allocates through the hook too; a channel
+     * conversion decodes into scratch; the file's bytes are scratch */
+    nd_tensor im = ND_UNSET, back = ND_UNSET, fl = ND_UNSET;
+    int64_t s3[3] = {6, 5, 3};
+    void *bytes = NULL;
+    int64_t nb = 0;
+    char png[80];
+    snprintf(png, sizeof png, "%s.png", npy);
+    nd_status q = nd_arange(&e, &im, ND_UINT8, 0, 90, 1);
+    if (!q) q = nd_reshape(&e, &back, &im, 3, s3);
+    if (!q) q = nd_flip(&e, &fl, &back, 1, (int[]){0});
+    nd_release(&back);
+    if (!q) q = nd_image_encode(&e, &bytes, &nb, &fl, ND_IMAGE_PNG, 0, -1);
+    if (!q) q = nd_image_decode(&e, &back, bytes, nb, 1);
+    nd_image_free(bytes);
+    bytes = NULL;
+    nd_release(&back);
+    if (!q) q = nd_image_encode(&e, &bytes, &nb, &fl, ND_IMAGE_JPEG, 80, -1);
+    if (!q) q = nd_image_decode(&e, &back, bytes, nb, 0);
+    nd_image_free(bytes);
+    nd_release(&back);
+    if (!q) q = nd_image_save(&e, png, &fl, 0, -1);
+    if (!q) q = nd_image_load(&e, &back, png, 4);
+    nd_release(&back), nd_release(&fl), nd_release(&im);
+    remove(png);
+    STEP(q);
+  }
   ok = 1;
 out:
   nd_release(&a); nd_release(&b); nd_release(&v); nd_release(&c);

@@ -40,6 +40,13 @@ local mp, mi = nd.max_pool2d(a:transpose(2, 3), { kernel_size = 2, padding = 1, 
 local ap = nd.avg_pool1d(a, { kernel_size = 3, ceil_mode = true }) + nd.adaptive_avg_pool2d(a, { 2, nil }):sum()
 local cv = nd.convolve(nd.rand(40), nd.rand(5), "same") + nd.correlate2d(nd.rand(6, 7), nd.ones(3, 3), "same", "wrap"):sum()
 local ip = nd.interpolate(nd.rand(1, 2, 5, 6), { scale_factor = 1.5 }, "bilinear") + 1
+local im = nd.arange(60):view(4, 5, 3):to("uint8")
+local ipath = os.tmpname()
+os.remove(ipath)
+nd.image.save(ipath .. ".png", im:flip(1))
+local li = nd.image.load(ipath .. ".png", { channels = 4 })
+os.remove(ipath .. ".png")
+local dj = nd.image.decode(nd.image.encode(im, "jpeg"), { channels = 1 })
 local ok, ffi = pcall(require, "ffi")
 if ok then
   local buf = ffi.new("double[12]")

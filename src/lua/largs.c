@@ -228,6 +228,11 @@ static const sig sigs[] = {
     {"cdata", "t", NULL},
     {"use_ffi", "[on]", NULL},
     {"is_tensor", "v", NULL},
+    /* nd.image (limage.c registers them under these names) */
+    {"image.load", "path [, options]", NULL},
+    {"image.save", "path, t [, options]", NULL},
+    {"image.decode", "bytes [, options]", NULL},
+    {"image.encode", "t, format [, options]", NULL},
     {NULL, NULL, NULL}};
 
 static const sig linalg_sigs[] = {

@@ -25,6 +25,7 @@ static void open_areas(lua_State *L) {
   ndL_open_linalg(L);
   ndL_open_random(L);
   ndL_open_filter(L);
+  ndL_open_image(L);
 }
 
 int luaopen_nd(lua_State *L) { return ndL_open(L, open_areas); }

@@ -279,6 +279,7 @@ int ndL_tensor_key(lua_State *L, int assign);
 void ndL_open_linalg(lua_State *L);
 void ndL_open_random(lua_State *L);
 void ndL_open_filter(lua_State *L); /* lfilter.c */
+void ndL_open_image(lua_State *L); /* limage.c: nd.image */
 int luaopen_nd(lua_State *L);
 /* The object and call functions, metatables and tables into the table on
  * top (lobject.c, lcall.c; ndL_open calls them first). */
