@@ -234,6 +234,7 @@ bench: deps
 # The tour first, then every other example.
 demo: deps
 	@$(MAKE) --no-print-directory all
+	@ND_BUILD=$(BUILD) bin/nd examples/image_filters.lua --make-input $(BUILD)/demo.png
 	@for f in examples/tour.lua $(filter-out examples/tour.lua,$(sort $(wildcard examples/*.lua))); do \
 	  echo "== bin/nd $$f"; ND_BUILD=$(BUILD) bin/nd $$f || exit 1; done
 
