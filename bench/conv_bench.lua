@@ -51,3 +51,11 @@ do -- depthwise 3x3, 64 channels, 112x112, batch 8
     "F.conv2d(x, w, padding=1, groups=64)", 1.0)
 end
 nd.set_num_threads(threads)
+
+-- the rest of issue 24's rows: pooling, filters and resampling, image files
+local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "bench"
+for _, part in ipairs({ "pool", "filter", "image" }) do
+  print(("-- %s (bench/conv_%s.lua)"):format(part, part))
+  dofile(here .. "/conv_" .. part .. ".lua")
+  nd.set_num_threads(threads)
+end

@@ -1,4 +1,4 @@
--- Issue 24's filtering and resampling targets (`make bench BENCH=filter`),
+-- Issue 24's filtering and resampling targets (part of `make bench BENCH=conv`),
 -- one thread each side, medians of interleaved rounds:
 --   convolve2d / correlate2d 5x5 on a 1024x1024 float32 image (mode
 --   "same"): <= 0.5x scipy.signal.correlate2d / convolve2d;

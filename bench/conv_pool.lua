@@ -1,4 +1,4 @@
--- Issue 24's pooling bench (`make bench BENCH=pool`): nd.max_pool2d and
+-- Issue 24's pooling bench (part of `make bench BENCH=conv`): nd.max_pool2d and
 -- nd.avg_pool2d (3x3, stride 2) and nd.adaptive_avg_pool2d (to 7x7) on a
 -- float32 (8, 64, 112, 112) input against PyTorch's F.* on the same shape,
 -- one thread each side. The two sides alternate by rounds (nd's samples,

@@ -1,4 +1,4 @@
--- Issue 24's image files (`make bench BENCH=image`): nd.image.load and
+-- Issue 24's image files (part of `make bench BENCH=conv`): nd.image.load and
 -- nd.image.save of a 1920x1080 RGB image, PNG (zlib level 6, libspng's
 -- default filters) and JPEG (quality 90, 4:2:0), against the same library
 -- calls made from C (bench/ref_image.c: read the file, decode into a
