@@ -50,56 +50,97 @@ static void inside(int64_t kx, int64_t s, int64_t n, int64_t out,
 }
 
 /* ---- IM2COL: one tile of columns ---------------------------------------- */
-/* cols (rows cg * kernel, cols T) gets, for each output position
- * p0 .. p0 + T - 1 of image n and group grp, the window's elements (0 in
- * the padding). Elements are moved as bytes of their size. */
-#define PACK(T_, name)                                                      \
-  static void pack_##name(const geom *g, const char *x, int64_t n,          \
-                          int64_t grp, int64_t p0, int64_t T, T_ *cols) {   \
-    const T_ *xn = (const T_ *)x + n * g->xs_n + grp * g->cg * g->xs_c;     \
-    const int64_t W = g->out[2], HW = g->out[1] * W;                        \
-    T_ *dst = cols;                                                         \
-    for (int64_t c = 0; c < g->cg; c++)                                     \
-      for (int64_t kz = 0; kz < g->k[0]; kz++)                              \
-        for (int64_t ky = 0; ky < g->k[1]; ky++)                            \
-          for (int64_t kx = 0; kx < g->k[2]; kx++, dst += T) {              \
-            const int64_t tx = kx * g->d[2] - g->pl[2];                     \
-            int64_t xlo, xhi;                                               \
-            inside(tx, g->s[2], g->in[2], W, &xlo, &xhi);                   \
-            int64_t q = p0, end = p0 + T;                                   \
-            while (q < end) {                                               \
-              int64_t oz = q / HW, oy = q / W % g->out[1], ox = q % W;      \
-              int64_t len = W - ox < end - q ? W - ox : end - q;            \
-              T_ *o = dst + (q - p0);                                       \
-              int64_t iz = oz * g->s[0] + kz * g->d[0] - g->pl[0];          \
-              int64_t iy = oy * g->s[1] + ky * g->d[1] - g->pl[1];          \
-              q += len;                                                     \
-              if (iz < 0 || iz >= g->in[0] || iy < 0 || iy >= g->in[1]) {   \
-                memset(o, 0, (size_t)len * sizeof(T_));                     \
-                continue;                                                   \
-              }                                                             \
-              const T_ *row = xn + c * g->xs_c + iz * g->xs[0] +            \
-                              iy * g->xs[1];                                \
-              int64_t a = xlo > ox ? xlo : ox, b = xhi < ox + len ? xhi     \
-                                                   : ox + len;              \
-              if (a > b) a = b = ox + len;                                  \
-              memset(o, 0, (size_t)(a - ox) * sizeof(T_));                  \
-              if (b > a) { /* (else the products may overflow) */           \
-                const T_ *src = row + (a * g->s[2] + tx) * g->xs[2];        \
-                const int64_t step = b - a > 1 ? g->s[2] * g->xs[2] : 1;    \
-                T_ *oa = o + (a - ox);                                      \
-                if (step == 1)                                              \
-                  memcpy(oa, src, (size_t)(b - a) * sizeof(T_));            \
-                else                                                        \
-                  for (int64_t i = 0; i < b - a; i++) oa[i] = src[i * step];\
-              }                                                             \
-              memset(o + (b - ox), 0, (size_t)(ox + len - b) * sizeof(T_)); \
-            }                                                               \
-          }                                                                 \
+/* n elements of es bytes from src, `step` elements apart, to dst. */
+static void gather(char *dst, const char *src, int64_t n, int64_t step,
+                   int64_t es) {
+  if (step == 1) {
+    memcpy(dst, src, (size_t)(n * es));
+  } else if (es == 4) {
+    uint32_t *d = (uint32_t *)dst;
+    const uint32_t *s = (const uint32_t *)src;
+    for (int64_t i = 0; i < n; i++) d[i] = s[i * step];
+  } else {
+    uint64_t *d = (uint64_t *)dst;
+    const uint64_t *s = (const uint64_t *)src;
+    for (int64_t i = 0; i < n; i++) d[i] = s[i * step];
   }
-PACK(float, f32)
-PACK(double, f64)
-#undef PACK
+}
+
+/* cols (rows cg * kernel, T columns) gets, for each output position
+ * p0 .. p0 + T - 1 of image n and group grp, the window's elements (0 in
+ * the padding). The positions go by runs of one output row (or, where
+ * consecutive rows read consecutive input rows -- stride 1, the width
+ * kept, the input's rows compact -- by runs of whole rows: one copy per
+ * kernel tap instead of one per row, the row ends fixed up after); each
+ * run is written into every row of cols before the next. Elements move
+ * as bytes of their size. */
+static void pack(const geom *g, const char *x, int64_t es, int64_t n,
+                 int64_t grp, int64_t p0, int64_t T, char *cols) {
+  const char *xn = x + (n * g->xs_n + grp * g->cg * g->xs_c) * es;
+  const int64_t W = g->out[2], H = g->out[1];
+  const int64_t kd = g->k[0], kh = g->k[1], kw = g->k[2];
+  const int rows_run = g->s[1] == 1 && g->s[2] == 1 && g->xs[2] == 1 &&
+                       W == g->in[2] && g->xs[1] == W;
+  int64_t q = p0, oz = p0 / (H * W), oy = p0 / W % H, ox = p0 % W;
+  while (q < p0 + T) {
+    int64_t len = W - ox < p0 + T - q ? W - ox : p0 + T - q, nr = 1;
+    if (rows_run && ox == 0 && len == W) /* whole rows of one oz */
+      while (oy + nr < H && q + (nr + 1) * W <= p0 + T) nr++;
+    char *dst0 = cols + (q - p0) * es;
+    for (int64_t kz = 0; kz < kd; kz++) {
+      const int64_t iz = oz * g->s[0] + kz * g->d[0] - g->pl[0];
+      for (int64_t ky = 0; ky < kh; ky++) {
+        const int64_t iy = oy * g->s[1] + ky * g->d[1] - g->pl[1];
+        for (int64_t kx = 0; kx < kw; kx++) {
+          const int64_t tx = kx * g->d[2] - g->pl[2];
+          int64_t a, b; /* the run's positions whose tap is inside */
+          inside(tx, g->s[2], g->in[2], W, &a, &b);
+          if (a < ox) a = ox;
+          if (b > ox + len) b = ox + len;
+          if (b < a) b = a;
+          /* rows [r0, r1) of the run read input rows inside */
+          int64_t r0 = 0, r1 = nr;
+          if (iz < 0 || iz >= g->in[0]) r1 = 0;
+          if (iy < 0) r0 = -iy < nr ? -iy : nr;
+          if (iy + r1 > g->in[1]) r1 = g->in[1] - iy > r0 ? g->in[1] - iy : r0;
+          if (r1 < r0) r1 = r0;
+          for (int64_t c = 0; c < g->cg; c++) {
+            char *d = dst0 + (((c * kd + kz) * kh + ky) * kw + kx) * T * es;
+            const char *row = xn + (c * g->xs_c + iz * g->xs[0]) * es;
+            if (nr > 1) { /* whole rows: one copy, then the row ends */
+              memset(d, 0, (size_t)(r0 * W * es));
+              memset(d + r1 * W * es, 0, (size_t)((nr - r1) * W * es));
+              if (r1 > r0) {
+                const int64_t lo = tx < 0 ? -tx : 0, hi = tx > 0 ? tx : 0;
+                const char *s = row + ((iy + r0) * g->xs[1] + lo + tx) * es;
+                char *o = d + (r0 * W + lo) * es;
+                memcpy(o, s, (size_t)(((r1 - r0) * W - lo - hi) * es));
+                for (int64_t r = r0; r < r1; r++) { /* outside the row */
+                  memset(d + r * W * es, 0, (size_t)(a * es));
+                  memset(d + (r * W + b) * es, 0, (size_t)((W - b) * es));
+                }
+              }
+              continue;
+            }
+            if (r1 <= r0) { /* the row is padding */
+              memset(d, 0, (size_t)(len * es));
+              continue;
+            }
+            memset(d, 0, (size_t)((a - ox) * es));
+            if (b > a) /* (else the address may overflow) */
+              gather(d + (a - ox) * es,
+                     row + (iy * g->xs[1] + (a * g->s[2] + tx) * g->xs[2]) * es,
+                     b - a, b - a > 1 ? g->s[2] * g->xs[2] : 1, es);
+            memset(d + (b - ox) * es, 0, (size_t)((ox + len - b) * es));
+          }
+        }
+      }
+    }
+    q += nr * len;
+    ox = (ox + len) % W;
+    if (ox == 0 && (oy += nr) >= H) oy = 0, oz++;
+  }
+}
 
 /* out[o, positions] += bias[o] for a group's rows of one image. */
 #define BIAS(T_, name)                                                      \
@@ -154,12 +195,7 @@ static nd_status im2col(nd_err *e, const nd_conv_path *p, const geom *g,
     for (int64_t grp = 0; grp < p->groups && !st; grp++)
       for (int64_t p0 = 0; p0 < S && !st; p0 += T) {
         const int64_t len = S - p0 < T ? S - p0 : T;
-        if (dt == ND_FLOAT32)
-          pack_f32(g, xp, n, grp, p0, len,
-                   (float *)nd_ptr(&tile));
-        else
-          pack_f64(g, xp, n, grp, p0, len,
-                   (double *)nd_ptr(&tile));
+        pack(g, xp, nd_dtype_size(dt), n, grp, p0, len, nd_ptr(&tile));
         nd_tensor a = *wv, b = mat(&tile, dt, 0, ck, len, len, 1);
         a.size[0] = g->og;
         a.offset += grp * g->og * wv->stride[0];
