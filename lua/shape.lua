@@ -125,10 +125,13 @@ return function(ext)
   end)
 
   -- ---- tile (NumPy's), roll ----
-  define("tile", function(t, ...)
+  -- reps is a named parameter, not `local reps = ...`: Debian's LuaJIT
+  -- (2022) miscompiles a single-result vararg load now and then (LuaJIT
+  -- issue 1046, fixed upstream 2023), which here skipped a `false` first
+  -- rep and tiled by the next argument.
+  define("tile", function(t, reps, ...)
     check("tile", t)
-    local reps = ...
-    if type(reps) ~= "table" then reps = { ... } end
+    if type(reps) ~= "table" then reps = { reps, ... } end
     for i = 1, #reps do
       integer("tile", reps[i], "reps")
       if reps[i] < 0 then raise("tile: reps must not be negative, got %d", reps[i]) end
