@@ -8,27 +8,7 @@ local nd = require "nd"
 local fx = dofile("spec/support/fixture_cases.lua")
 local cases = dofile("spec/fixtures/filter_cases.lua")
 local unpack = table.unpack or unpack
-
-local function sizes(t)
-  local s = {}
-  for i = 1, t:dim() do s[i] = t:size(i) end
-  return s
-end
-
--- got (a tensor) against the spec exp: dtype, sizes, and values exact
--- (tol 0) or within tol of the largest expected magnitude.
-local function check(exp, got, tol, what)
-  assert.equals(exp.dtype, got:dtype(), what .. ": dtype")
-  assert.same(exp.size, sizes(got), what .. ": size")
-  if tol == 0 then
-    assert.same(exp.t, got:totable(), what .. ": values")
-    return
-  end
-  local w = nd.tensor(exp.t, "float64"):reshape(exp.size)
-  local scale = math.max(1, w:numel() > 0 and w:abs():max() or 0)
-  local err = w:numel() > 0 and (got:double() - w):abs():max() or 0
-  assert(err <= tol * scale, ("%s: off by %g (tolerance %g)"):format(what, err, tol * scale))
-end
+local sizes = fx.sizes
 
 -- Case c with its tensors in layout.
 local function run(c, layout)
@@ -39,20 +19,11 @@ local function run(c, layout)
   end
   local what = c.name .. " (" .. layout .. ")"
   local r = nd[c.fn](unpack(args, 1, c.n))
-  check(c.expected, r, c.tol, what)
+  fx.check_close(c.expected, r, c.tol, what)
   assert.is_true(r:is_contiguous(), what .. ": row-major")
   assert.is_false(nd.same_storage(r, args[1]), what .. ": fresh")
 end
 _G.filter_run = run -- interpolate_spec.lua's too
-
-local function raises_all(fn, errors)
-  for i, c in ipairs(errors) do
-    it("raises, naming " .. fn .. " and the values (" .. i .. ")", function()
-      local err = assert_error_matches(unpack(c))
-      assert.truthy(err:find("filter_spec.lua:", 1, true), "points at the caller: " .. err)
-    end)
-  end
-end
 
 for _, fn in ipairs({ "convolve", "correlate", "convolve2d", "correlate2d" }) do
   describe(fn .. " matches " .. (fn:find("2d") and "SciPy" or "NumPy"), function()
@@ -116,7 +87,7 @@ describe("convolve and correlate", function()
     { function() nd.convolve(a, 3) end, "convolve", "argument 2", "number" },
     { function() nd.convolve(a, a, "full", 1) end, "convolve", "takes (a, v [, mode])" },
   }
-  raises_all("convolve", errors)
+  fx.raises_all(it, "convolve", errors, "filter_spec.lua")
 end)
 
 describe("convolve2d and correlate2d", function()
@@ -184,5 +155,5 @@ describe("convolve2d and correlate2d", function()
     { function() nd.correlate2d(img:bool(), k:bool()) end, "correlate2d", "bool" },
     { function() nd.correlate2d(img, k, "same", "fill", 0, 1) end, "correlate2d", "takes (a, k" },
   }
-  raises_all("convolve2d", errors)
+  fx.raises_all(it, "convolve2d", errors, "filter_spec.lua")
 end)

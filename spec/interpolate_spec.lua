@@ -7,20 +7,7 @@ local nd = require "nd"
 local fx = dofile("spec/support/fixture_cases.lua")
 local cases = dofile("spec/fixtures/filter_cases.lua")
 local unpack = table.unpack or unpack
-
-local function sizes(t)
-  local s = {}
-  for i = 1, t:dim() do s[i] = t:size(i) end
-  return s
-end
-
-local function check(exp, got, tol, what)
-  assert.equals(exp.dtype, got:dtype(), what .. ": dtype")
-  assert.same(exp.size, sizes(got), what .. ": size")
-  local w = nd.tensor(exp.t, "float64"):reshape(exp.size)
-  local err = (got:double() - w):abs():max()
-  assert(err <= tol * math.max(1, w:abs():max()), ("%s: off by %g"):format(what, err))
-end
+local sizes = fx.sizes
 
 describe("interpolate matches PyTorch", function()
   for _, c in ipairs(cases) do
@@ -31,7 +18,7 @@ describe("interpolate matches PyTorch", function()
           for i = 2, c.n do args[i] = c.args[i] end
           local r = nd.interpolate(unpack(args, 1, c.n))
           local what = c.name .. " (" .. layout .. ")"
-          check(c.expected, r, c.tol, what)
+          fx.check_close(c.expected, r, c.tol, what)
           assert.is_true(r:is_contiguous(), what .. ": row-major")
           -- the options-table form gives the same
           local opts = {}

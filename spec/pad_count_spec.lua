@@ -7,12 +7,7 @@ local nd = require "nd"
 local fx = dofile("spec/support/fixture_cases.lua")
 local cases = dofile("spec/fixtures/pad_count_cases.lua")
 local unpack = table.unpack or unpack
-
-local function sizes(t)
-  local s = {}
-  for i = 1, t:dim() do s[i] = t:size(i) end
-  return s
-end
+local sizes = fx.sizes
 
 -- Case c with its tensors in layout, as a function (nd.f) and a method.
 local function run(c, layout)
@@ -27,17 +22,6 @@ local function run(c, layout)
   assert.is_true(r:is_contiguous(), what .. ": row-major")
   assert.is_false(nd.same_storage(r, args[1]), what .. ": fresh")
   fx.check_tensor(c.expected, args[1][c.fn](unpack(args, 1, c.n)), what .. " as a method")
-end
-
--- A test per error case {f, fragments...}: f raises, naming fn and the
--- values, at the caller's line.
-local function raises_all(fn, errors)
-  for i, c in ipairs(errors) do
-    it("raises, naming " .. fn .. " and the values (" .. i .. ")", function()
-      local err = assert_error_matches(unpack(c))
-      assert.truthy(err:find("pad_count_spec.lua:", 1, true), "points at the caller: " .. err)
-    end)
-  end
 end
 
 for _, fn in ipairs({ "pad", "bincount", "one_hot" }) do
@@ -121,7 +105,7 @@ describe("pad", function()
       "string" },
     { function() nd.pad(m, { 1, 1 }, "constant", 0, 1) end, "pad", "argument" },
   }
-  raises_all("pad", errors)
+  fx.raises_all(it, "pad", errors, "pad_count_spec.lua")
 end)
 
 describe("bincount", function()
@@ -182,7 +166,7 @@ describe("bincount", function()
     { function() nd.bincount(t, nil, 1.5) end, "bincount", "minlength must be an integer", "1.5" },
     { function() nd.bincount(t, nil, 1, 2) end, "bincount", "argument" },
   }
-  raises_all("bincount", errors)
+  fx.raises_all(it, "bincount", errors, "pad_count_spec.lua")
 end)
 
 describe("one_hot", function()
@@ -212,5 +196,5 @@ describe("one_hot", function()
       "one_hot", "16 dims", "at most 16" },
     { function() nd.one_hot(nd.tensor({ 1 }, "int64"), 2, 3) end, "one_hot", "argument" },
   }
-  raises_all("one_hot", errors)
+  fx.raises_all(it, "one_hot", errors, "pad_count_spec.lua")
 end)

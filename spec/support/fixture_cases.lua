@@ -93,4 +93,37 @@ function M.describe_all(fns, it)
   end
 end
 
+-- t's sizes as a plain table.
+function M.sizes(t)
+  local s = {}
+  for i = 1, t:dim() do s[i] = t:size(i) end
+  return s
+end
+
+-- got (a tensor) against the spec exp: dtype, sizes, and values exact
+-- (tol 0) or within tol of the largest expected magnitude (at least 1).
+function M.check_close(exp, got, tol, what)
+  luassert.equals(exp.dtype, got:dtype(), what .. ": dtype")
+  luassert.same(exp.size, M.sizes(got), what .. ": size")
+  if tol == 0 then
+    luassert.same(exp.t, got:totable(), what .. ": values")
+    return
+  end
+  local w = nd.tensor(exp.t, "float64"):reshape(exp.size)
+  local scale = math.max(1, w:numel() > 0 and w:abs():max() or 0)
+  local err = w:numel() > 0 and (got:double() - w):abs():max() or 0
+  assert(err <= tol * scale, ("%s: off by %g (tolerance %g)"):format(what, err, tol * scale))
+end
+
+-- A test per error case {f, fragments...}: f raises, naming fn and the
+-- values, at the caller's line in file (the spec's name); `it` is busted's.
+function M.raises_all(it, fn, errors, file)
+  for i, c in ipairs(errors) do
+    it("raises, naming " .. fn .. " and the values (" .. i .. ")", function()
+      local err = assert_error_matches(unpack(c))
+      assert(err:find(file .. ":", 1, true), "points at the caller: " .. err)
+    end)
+  end
+end
+
 return M

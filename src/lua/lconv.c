@@ -4,28 +4,6 @@
 #include "lnd.h"
 #include <string.h>
 
-/* A number for every dim, or a table of one per dim, into v. */
-static void per_dim(lua_State *L, int idx, const char *fn, const char *key,
-                    int nsp, int64_t *v) {
-  if (lua_type(L, idx) == LUA_TNUMBER) {
-    int64_t x = ndL_int(L, idx, fn, key);
-    for (int d = 0; d < nsp; d++) v[d] = x;
-    return;
-  }
-  if (lua_type(L, idx) != LUA_TTABLE || (int)lua_objlen(L, idx) != nsp)
-    ndL_error(L, "%s: %s must be a number or a table of %d numbers, got %s",
-              fn, key, nsp, lua_type(L, idx) == LUA_TTABLE
-                                ? "a table of another length"
-                                : luaL_typename(L, idx));
-  for (int d = 0; d < nsp; d++) {
-    char what[48];
-    snprintf(what, sizeof what, "%s[%d]", key, d + 1);
-    lua_rawgeti(L, idx, d + 1);
-    v[d] = ndL_int(L, -1, fn, what);
-    lua_pop(L, 1);
-  }
-}
-
 /* options at idx (none, nil or a table) into o; the bias tensor or NULL. */
 static const nd_tensor *options(lua_State *L, int idx, const char *fn,
                                 int nsp, nd_conv_options *o) {
@@ -57,11 +35,11 @@ static const nd_tensor *options(lua_State *L, int idx, const char *fn,
               luaL_typename(L, -1));
   lua_pop(L, 1); /* the options table keeps it alive */
   lua_getfield(L, idx, "stride");
-  if (!lua_isnil(L, -1)) per_dim(L, lua_gettop(L), fn, "stride", nsp, o->stride);
+  if (!lua_isnil(L, -1)) ndL_per_dim(L, lua_gettop(L), fn, "stride", nsp, 0, o->stride);
   lua_pop(L, 1);
   lua_getfield(L, idx, "dilation");
   if (!lua_isnil(L, -1))
-    per_dim(L, lua_gettop(L), fn, "dilation", nsp, o->dilation);
+    ndL_per_dim(L, lua_gettop(L), fn, "dilation", nsp, 0, o->dilation);
   lua_pop(L, 1);
   lua_getfield(L, idx, "groups");
   o->groups = ndL_optint(L, -1, fn, "groups", 1);
@@ -75,7 +53,7 @@ static const nd_tensor *options(lua_State *L, int idx, const char *fn,
       ndL_error(L, "%s: padding must be a number, a table of %d numbers, "
                 "\"same\" or \"valid\", got \"%s\"", fn, nsp, m);
   } else if (!lua_isnil(L, -1)) {
-    per_dim(L, lua_gettop(L), fn, "padding", nsp, o->padding);
+    ndL_per_dim(L, lua_gettop(L), fn, "padding", nsp, 0, o->padding);
   }
   lua_pop(L, 1);
   return bias;

@@ -39,6 +39,28 @@ int64_t ndL_optint(lua_State *L, int idx, const char *fn, const char *what,
   return lua_isnoneornil(L, idx) ? def : ndL_int(L, idx, fn, what);
 }
 
+void ndL_per_dim(lua_State *L, int idx, const char *fn, const char *key,
+                 int dims, int one_ok, int64_t *v) {
+  int n = 1;
+  if (lua_type(L, idx) == LUA_TNUMBER) {
+    v[0] = ndL_int(L, idx, fn, key);
+  } else {
+    n = lua_istable(L, idx) ? (int)lua_objlen(L, idx) : -1;
+    if (n != dims && !(one_ok && n == 1))
+      ndL_error(L, "%s: %s must be a number or a table of %d integers, got %s",
+                fn, key, dims,
+                n < 0 ? luaL_typename(L, idx) : "a table of another length");
+    for (int d = 0; d < n; d++) {
+      char what[48];
+      snprintf(what, sizeof what, "%s[%d]", key, d + 1);
+      lua_rawgeti(L, idx, d + 1);
+      v[d] = ndL_int(L, -1, fn, what);
+      lua_pop(L, 1);
+    }
+  }
+  for (int d = n; d < dims; d++) v[d] = v[0];
+}
+
 double ndL_num(lua_State *L, int idx, const char *fn, const char *what) {
   if (lua_type(L, idx) != LUA_TNUMBER)
     ndL_error(L, "%s: %s must be a number, got %s", fn, what,

@@ -113,6 +113,10 @@ int ndL_charge_add(int64_t *debt, const nd_tensor *t);
 
 /* Argument parsing; errors name fn and the argument. */
 int64_t ndL_int(lua_State *L, int idx, const char *fn, const char *what);
+/* The spatial option at idx (conv, pool): a number for every one of dims,
+ * or a table of dims integers (or of one, when one_ok), into v. */
+void ndL_per_dim(lua_State *L, int idx, const char *fn, const char *key,
+                 int dims, int one_ok, int64_t *v);
 int64_t ndL_optint(lua_State *L, int idx, const char *fn, const char *what,
                    int64_t def);
 double ndL_num(lua_State *L, int idx, const char *fn, const char *what);

@@ -26,34 +26,6 @@ typedef struct opts {
   int64_t divisor;
 } opts;
 
-/* The per-dim option at the top of the stack: a number, or a table of one
- * or dims integers. */
-static void per_dim(lua_State *L, const char *fn, int key, int dims,
-                    int64_t *v) {
-  int top = lua_gettop(L);
-  const char *what = key_names[key];
-  if (lua_type(L, top) == LUA_TNUMBER) {
-    if (!ndL_integral(L, top, v))
-      ndL_error(L, "%s: %s must be an integer, got %.17g", fn, what,
-                lua_tonumber(L, top));
-    for (int k = 1; k < dims; k++) v[k] = v[0];
-    return;
-  }
-  int n = lua_istable(L, top) ? (int)lua_objlen(L, top) : -1;
-  if (n != 1 && n != dims)
-    ndL_error(L, "%s: %s must be a number or a table of %d integers, got %s",
-              fn, what, dims,
-              n < 0 ? luaL_typename(L, top) : "a table of another length");
-  for (int k = 0; k < n; k++) {
-    lua_rawgeti(L, top, k + 1);
-    if (lua_type(L, -1) != LUA_TNUMBER || !ndL_integral(L, -1, v + k))
-      ndL_error(L, "%s: %s[%d] must be an integer, got %s", fn, what, k + 1,
-                luaL_typename(L, -1));
-    lua_pop(L, 1);
-  }
-  for (int k = n; k < dims; k++) v[k] = v[0];
-}
-
 /* The options table at idx; unknown keys and kernel_size missing raise. */
 static void read_opts(lua_State *L, int idx, const char *fn, int dims,
                       unsigned allowed, opts *o) {
@@ -87,7 +59,7 @@ static void read_opts(lua_State *L, int idx, const char *fn, int dims,
     }
     o->given |= BIT(key);
     if (key <= K_DILATION) {
-      per_dim(L, fn, key, dims, o->v[key]);
+      ndL_per_dim(L, lua_gettop(L), fn, key_names[key], dims, 1, o->v[key]);
     } else if (key == K_DIVISOR) {
       if (lua_type(L, -1) != LUA_TNUMBER || !ndL_integral(L, -1, &o->divisor))
         ndL_error(L, "%s: divisor_override must be an integer, got %s", fn,
