@@ -85,6 +85,21 @@ describe("conv_plan", function()
     assert.truthy(p.why:find("depthwise"))
     assert.equals(0, #p.calls)
   end)
+  it("gives the bias alone where padding alone makes outputs of an empty input", function()
+    -- an empty tensor's strides may be anything: none may form a pointer
+    local e = nd.zeros(1, 8, 0, 3):as_strided({ 1, 8, 0, 3 }, { 0, -2 ^ 60, 2, 2 })
+    local b = nd.arange(16):double()
+    for _, c in ipairs({ { nd.rand(16, 8, 3, 3), 1, "im2col", { 1, 16, 2, 5 } },
+                         { nd.rand(16, 1, 1, 2), 8, "direct", { 1, 16, 4, 6 } } }) do
+      local o = { padding = 2, bias = b, groups = c[2] }
+      local p = nd.conv_plan(e, c[1], o)
+      assert.equals(c[3], p.strategy)
+      assert.same({ 0, 0, 1 }, { p.blas_calls, #p.calls, p.allocations })
+      local r = nd.conv2d(e, c[1], o)
+      assert.same(c[4], r:size())
+      assert.is_true(r:equal(b:view(1, 16, 1, 1):expand(r:size())))
+    end
+  end)
   it("names each copy: a dtype conversion, a weight whose dims are not one stride", function()
     local p = nd.conv_plan(x, nd.rand(64, 64, 3, 3, "float64"), { padding = 1 })
     assert.equals("float64", p.dtype)

@@ -122,7 +122,7 @@ static int l_conv_plan(lua_State *L) {
     ndL_setint(L, "bytes", p.tile_bytes);
     lua_setfield(L, -2, "tile");
   }
-  int ncalls = p.strategy == ND_CONV_DIRECT ? 0
+  int ncalls = p.strategy == ND_CONV_DIRECT || p.calls == 0 ? 0
                : p.strategy == ND_CONV_IM2COL && p.last.n != p.call.n ? 2 : 1;
   lua_createtable(L, ncalls, 0);
   for (int i = 0; i < ncalls; i++) {

@@ -251,12 +251,15 @@ typedef struct {
     const direct_ctx *c = ctx;                                              \
     const geom *g = c->g;                                                   \
     const int64_t W = g->out[2], HW = g->out[1] * W;                        \
+    /* an empty input (padding can still make outputs) has no taps: its \
+     * strides may be anything, so no pointer is formed from them */     \
+    const int64_t cg = g->in[0] && g->in[1] && g->in[2] ? g->cg : 0;      \
     for (int64_t pl = lo; pl < hi; pl++) {                                  \
       const int64_t n = pl / g->o, o = pl % g->o, grp = o / g->og;          \
       T_ *out = (T_ *)c->out + pl * g->S;                                   \
       const T_ bv = c->b ? ((const T_ *)c->b)[o * c->bstride] : 0;          \
       for (int64_t i = 0; i < g->S; i++) out[i] = bv;                       \
-      for (int64_t ci = 0; ci < g->cg; ci++) {                              \
+      for (int64_t ci = 0; ci < cg; ci++) {                                 \
         const T_ *xc = (const T_ *)c->x + n * g->xs_n +                     \
                        (grp * g->cg + ci) * g->xs_c;                        \
         const T_ *wc = (const T_ *)c->w + o * g->ws_o + ci * g->ws_c;       \

@@ -292,7 +292,9 @@ static nd_status decide(nd_err *e, const char *fn, nd_conv_path *p, int nsp,
   if (T > S) T = S;
   p->tile = T;
   p->tile_rows = ck;
-  if (T > 0 && ck > 0) {
+  /* an empty input gives the bias alone: nothing packed or multiplied */
+  const int empty_in = nd_numel(x) == 0;
+  if (T > 0 && ck > 0 && !empty_in) {
     if (nd_mul_ovf(T, row_bytes, &p->tile_bytes))
       return nd_fail(e, ND_EOVERFLOW, "%s: a tile of %lld kernel windows of "
                      "%lld elements has more bytes than an int64 can count",
@@ -317,7 +319,7 @@ static nd_status decide(nd_err *e, const char *fn, nd_conv_path *p, int nsp,
     if (nd_plan_matmul(e, fn, &p->last, &wv, &hb, &ho, dt)) return e->code;
   }
   p->calls = T ? p->n * g * ((S + T - 1) / T) : 0;
-  if (ck == 0 || og == 0) p->calls = 0;
+  if (ck == 0 || og == 0 || empty_in) p->calls = 0;
   return ND_OK;
 }
 
