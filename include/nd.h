@@ -91,6 +91,7 @@ typedef struct nd_storage {
   long refs;        /* atomically updated reference count */
   void (*release)(void *data, void *ctx); /* NULL: freed with the allocator */
   void *ctx;
+  int readonly; /* nonzero: every write is refused (nd_check_writable) */
 } nd_storage;
 
 typedef struct nd_tensor {
@@ -154,6 +155,10 @@ void nd_span(const nd_tensor *t, int64_t *lo, int64_t *hi);
 int nd_has_internal_overlap(const nd_tensor *t);
 /* ND_OK, or an error from fn when t's elements overlap (no writes then). */
 nd_status nd_check_writable(nd_err *e, const char *fn, const nd_tensor *t);
+/* Read-only (NumPy's writeable = False): the flag is the storage's, so
+ * every view of t shares it; clones and conversions get fresh storage. */
+int nd_is_readonly(const nd_tensor *t);
+void nd_set_readonly(nd_tensor *t, int on);
 /* Nonzero when the memory spans of a and b intersect. */
 int nd_may_overlap(const nd_tensor *a, const nd_tensor *b);
 int nd_same_storage(const nd_tensor *a, const nd_tensor *b);

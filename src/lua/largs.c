@@ -35,6 +35,7 @@ static const sig sigs[] = {
     {"data_ptr", "t", NULL},
     {"dtype", "t", NULL},
     {"is_contiguous", "t", NULL},
+    {"is_readonly", "t", NULL},
     {"same_storage", "a, b", NULL},
     {"may_overlap", "a, b", NULL},
     {"storage", "t", NULL},
@@ -204,7 +205,7 @@ static const sig sigs[] = {
     {"save", "path, t", NULL},
     {"load", "path", NULL},
     {"clock", "", NULL},
-    {"wrap", "ptr, nbytes, dtype, sizes [, strides [, owner]]", NULL},
+    {"wrap", "ptr, nbytes, dtype, sizes [, strides [, owner [, options]]]", NULL},
     /* functions of the Lua layer (lua/ *.lua, through ext.checked) */
     {"equal", "a, b", NULL},
     {"allclose", "a, b [, rtol [, atol]]", NULL},

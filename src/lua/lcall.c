@@ -127,7 +127,8 @@ static int l_nargs(lua_State *L) {
   int n = ndL_params(luaL_optstring(L, 2, NULL), name, &params, &hint);
   if (n == -2) return ndL_error(L, "nd: no parameter list for %s", name);
   lua_pushinteger(L, n);
-  return 1;
+  lua_pushstring(L, params); /* for specs that enumerate the out= forms */
+  return 2;
 }
 
 static int l_too_many(lua_State *L) {
