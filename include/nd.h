@@ -307,6 +307,12 @@ nd_status nd_multinomial(nd_err *e, nd_tensor *out, nd_generator *g,
  * little-endian. Errors (ND_EIO) name the file. */
 nd_status nd_load_npy(nd_err *e, nd_tensor *out, const char *path);
 nd_status nd_save_npy(nd_err *e, const char *path, const nd_tensor *t);
+/* A view over the file mapped in NumPy's mode "r" (read-only tensor), "r+"
+ * (writes reach the file) or "c" (copy-on-write); the mapping lives, and
+ * the file stays open, as long as any view. Big-endian, misaligned or
+ * non-0/1 bool data is refused (nd_load_npy copies). */
+nd_status nd_load_npy_mapped(nd_err *e, nd_tensor *out, const char *path,
+                             const char *mode);
 
 /* ---- image files (src/core/io/image.c) ------------------------------------ */
 /* PNG (libspng) and JPEG (libjpeg-turbo), told apart by their first bytes.

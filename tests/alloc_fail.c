@@ -112,6 +112,11 @@ static int c_script(const char *npy) {
   nd_release(&l);
   STEP(nd_load_npy(&e, &l, npy));
   {
+    nd_tensor mp = ND_UNSET; /* a mapping: its context and header */
+    STEP(nd_load_npy_mapped(&e, &mp, npy, "r"));
+    nd_release(&mp);
+  }
+  {
     nd_tensor t = ND_UNSET, st = ND_UNSET;
     int64_t ss[2] = {3, 2}, tt[2] = {3, 4};
     STEP(nd_arange(&e, &t, ND_INT64, 0, 11, 1));

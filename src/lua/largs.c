@@ -203,7 +203,7 @@ static const sig sigs[] = {
     {"default_generator", "", NULL},
     /* io, wrap */
     {"save", "path, t", NULL},
-    {"load", "path", NULL},
+    {"load", "path [, options]", NULL},
     {"clock", "", NULL},
     {"wrap", "ptr, nbytes, dtype, sizes [, strides [, owner [, options]]]", NULL},
     /* functions of the Lua layer (lua/ *.lua, through ext.checked) */
