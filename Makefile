@@ -32,9 +32,10 @@ LUA_CFLAGS = $(if $(LUA_INCDIR),-I$(LUA_INCDIR),$(call lazy,LUA_CFLAGS,pkg-confi
 BLAS_CFLAGS = $(call lazy,BLAS_CFLAGS,pkg-config --cflags openblas 2>/dev/null)
 BLAS_LIBS  = $(call lazy,BLAS_LIBS,pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
 SLEEF_LIBS = $(call lazy,SLEEF_LIBS,pkg-config --libs sleef 2>/dev/null || echo -lsleef)
-# Image files (src/core/io/image.c): libspng for PNG, TurboJPEG for JPEG.
-IMAGE_CFLAGS = $(call lazy,IMAGE_CFLAGS,pkg-config --cflags spng libturbojpeg 2>/dev/null)
-IMAGE_LIBS = $(call lazy,IMAGE_LIBS,pkg-config --libs spng libturbojpeg 2>/dev/null || echo -lspng -lturbojpeg)
+# Image files (src/core/io/image.c): libspng for PNG, TurboJPEG for JPEG;
+# safetensors headers (src/core/io/safetensors.c): cJSON.
+IMAGE_CFLAGS = $(call lazy,IMAGE_CFLAGS,pkg-config --cflags spng libturbojpeg libcjson 2>/dev/null)
+IMAGE_LIBS = $(call lazy,IMAGE_LIBS,pkg-config --libs spng libturbojpeg libcjson 2>/dev/null || echo -lspng -lturbojpeg -lcjson)
 CFLAGS   ?= -O2 -g
 # Hidden by default: the shared libraries export what the public headers
 # declare (they push default visibility) and what src/core/base/nd_internal.h
@@ -73,7 +74,7 @@ LUA_OBJ  := $(LUA_SRC:src/%.c=$(BUILD)/%.o) $(BUILD)/gen/lua_sources.o
 # build-essential brings libc6-dev (stdint.h), which gcc alone does not.
 DEPS_PKGS = build-essential make pkg-config luajit libluajit-5.1-dev \
             libopenblas-dev libsleef-dev lua-busted \
-            lua5.4 liblua5.4-dev libspng-dev libturbojpeg0-dev
+            lua5.4 liblua5.4-dev libspng-dev libturbojpeg0-dev libcjson-dev
 PUC_VERSIONS = 5.1 5.2 5.3 5.4
 PUC_PKGS = lua5.1 liblua5.1-0-dev lua5.2 liblua5.2-dev lua5.3 liblua5.3-dev \
            lua5.4 liblua5.4-dev

@@ -314,6 +314,45 @@ nd_status nd_save_npy(nd_err *e, const char *path, const nd_tensor *t);
 nd_status nd_load_npy_mapped(nd_err *e, nd_tensor *out, const char *path,
                              const char *mode);
 
+/* ---- safetensors files (src/core/io/safetensors.c) ------------------------- */
+typedef struct nd_safetensors_entry {
+  const char *name;     /* valid UTF-8 */
+  const char *st_dtype; /* the file's dtype string: "F32", "BF16", ... */
+  int kind;             /* internal: its row in the dtype table */
+  int dtype;            /* nd's dtype, -1 when this build has none */
+  int ndim;
+  int64_t size[ND_MAX_DIMS];
+  int64_t begin, end;   /* data_offsets, from the end of the header */
+} nd_safetensors_entry;
+typedef struct nd_safetensors {
+  int n, nmeta;
+  nd_safetensors_entry *entries; /* n, in file order */
+  const char **meta;    /* __metadata__: nmeta key, value pairs */
+  char *text;           /* where the strings live */
+  nd_tensor *tensors;   /* nd_safetensors_load's: entries[i]'s tensor */
+  int64_t header_len, file_size;
+} nd_safetensors;
+/* Reads and checks the header (names once each, known dtypes, offsets that
+ * tile the data exactly, byte counts that match dtype x shape, UTF-8);
+ * errors name fn and the file. Free with nd_safetensors_free. */
+nd_status nd_safetensors_header(nd_err *e, const char *fn, const char *path,
+                                nd_safetensors *f);
+/* Every tensor: copies (mmap NULL), or views of one mapping (mmap "r":
+ * read-only, "c": copy-on-write); a tensor misaligned for its elements (or
+ * a bool one with bytes other than 0 and 1) is copied even then. */
+nd_status nd_safetensors_load(nd_err *e, const char *path, const char *mmap,
+                              nd_safetensors *f);
+void nd_safetensors_free(nd_safetensors *f); /* releases its tensors too */
+/* Writes n tensors (any views) row-major, ordered by element size then
+ * name so each is aligned, the JSON header padded with spaces to a
+ * multiple of 8; meta: nmeta key, value pairs, as __metadata__. */
+nd_status nd_safetensors_save(nd_err *e, const char *path, int n,
+                              const char *const *names,
+                              const nd_tensor *const *ts, int nmeta,
+                              const char *const *meta);
+/* The file's name of a dtype ("F32"), NULL when it has none. */
+const char *nd_safetensors_dtype_name(int dtype);
+
 /* ---- image files (src/core/io/image.c) ------------------------------------ */
 /* PNG (libspng) and JPEG (libjpeg-turbo), told apart by their first bytes.
  * Loads give a fresh HWC uint8 tensor: gray (H, W, 1), gray+alpha 2, RGB

@@ -15,7 +15,7 @@ local module_only = {
   stack = true, set_num_threads = true, get_num_threads = true, where = true,
   matmul_plan = false, save = true, load = true, use_ffi = true,
   wrap = true,
-  linalg = true, image = true,
+  linalg = true, image = true, safetensors = true,
   normal = true, uniform = true, randperm = true, generator = true,
   default_generator = true, clock = true, einsum = true, einsum_plan = true,
 }

@@ -234,6 +234,10 @@ static const sig sigs[] = {
     {"image.save", "path, t [, options]", NULL},
     {"image.decode", "bytes [, options]", NULL},
     {"image.encode", "t, format [, options]", NULL},
+    /* nd.safetensors (lsafetensors.c) */
+    {"safetensors.load", "path [, options]", NULL},
+    {"safetensors.save", "path, tensors [, metadata]", NULL},
+    {"safetensors.metadata", "path", NULL},
     {NULL, NULL, NULL}};
 
 static const sig linalg_sigs[] = {

@@ -159,6 +159,21 @@ void ndL_register(lua_State *L, const luaL_Reg *fns) {
   ndL_register_in(L, fns, NULL);
 }
 
+/* fns, named "mod.f" (their entries in largs.c), as the table C.mod of
+ * short names f: nd.image, nd.safetensors. */
+void ndL_register_module(lua_State *L, const luaL_Reg *fns, const char *mod) {
+  size_t skip = strlen(mod) + 1;
+  lua_newtable(L); /* under the full names first, then the short ones */
+  ndL_register(L, fns);
+  lua_newtable(L);
+  for (const luaL_Reg *f = fns; f->name; f++) {
+    lua_getfield(L, -2, f->name);
+    lua_setfield(L, -2, f->name + skip);
+  }
+  lua_remove(L, -2);
+  lua_setfield(L, -2, mod);
+}
+
 /* The call functions into the table on top (C). */
 void ndL_open_call(lua_State *L) {
   static const luaL_Reg fns[] = {{"nargs", l_nargs}, {"too_many", l_too_many},
