@@ -209,9 +209,10 @@ describe("read-only tensors", function()
     assert.is_false(pcall(function() r1[2] = 0 end))
     assert.is_false(pcall(function() r1:set(2, 0) end))
     assert.is_true(same_bytes(r1, b1))
-    -- a generator's samplers
+    -- uniform_/normal_ with a generator of their own (4th argument)
     local g = nd.generator(1)
-    if g.uniform_ then check_refused("uniform_", t, before, function() g:uniform_(t, 0, 1) end) end
+    check_refused("uniform_", t, before, function() t:uniform_(0, 1, g) end)
+    check_refused("normal_", t, before, function() nd.normal_(t, 0, 1, g) end)
   end)
 
   it("the FFI's element writes refuse too (JIT on and off give the same)", function()
