@@ -32,9 +32,10 @@ LUA_CFLAGS = $(if $(LUA_INCDIR),-I$(LUA_INCDIR),$(call lazy,LUA_CFLAGS,pkg-confi
 BLAS_CFLAGS = $(call lazy,BLAS_CFLAGS,pkg-config --cflags openblas 2>/dev/null)
 BLAS_LIBS  = $(call lazy,BLAS_LIBS,pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
 SLEEF_LIBS = $(call lazy,SLEEF_LIBS,pkg-config --libs sleef 2>/dev/null || echo -lsleef)
-# Image files (src/core/io/image.c): libspng for PNG, TurboJPEG for JPEG.
-IMAGE_CFLAGS = $(call lazy,IMAGE_CFLAGS,pkg-config --cflags spng libturbojpeg 2>/dev/null)
-IMAGE_LIBS = $(call lazy,IMAGE_LIBS,pkg-config --libs spng libturbojpeg 2>/dev/null || echo -lspng -lturbojpeg)
+# Image files (src/core/io/image.c): libspng for PNG, TurboJPEG for JPEG;
+# safetensors headers (src/core/io/safetensors.c): cJSON.
+IMAGE_CFLAGS = $(call lazy,IMAGE_CFLAGS,pkg-config --cflags spng libturbojpeg libcjson 2>/dev/null)
+IMAGE_LIBS = $(call lazy,IMAGE_LIBS,pkg-config --libs spng libturbojpeg libcjson 2>/dev/null || echo -lspng -lturbojpeg -lcjson)
 CFLAGS   ?= -O2 -g
 # Hidden by default: the shared libraries export what the public headers
 # declare (they push default visibility) and what src/core/base/nd_internal.h
@@ -73,7 +74,7 @@ LUA_OBJ  := $(LUA_SRC:src/%.c=$(BUILD)/%.o) $(BUILD)/gen/lua_sources.o
 # build-essential brings libc6-dev (stdint.h), which gcc alone does not.
 DEPS_PKGS = build-essential make pkg-config luajit libluajit-5.1-dev \
             libopenblas-dev libsleef-dev lua-busted \
-            lua5.4 liblua5.4-dev libspng-dev libturbojpeg0-dev
+            lua5.4 liblua5.4-dev libspng-dev libturbojpeg0-dev libcjson-dev
 PUC_VERSIONS = 5.1 5.2 5.3 5.4
 PUC_PKGS = lua5.1 liblua5.1-0-dev lua5.2 liblua5.2-dev lua5.3 liblua5.3-dev \
            lua5.4 liblua5.4-dev
@@ -293,8 +294,8 @@ ASAN_ENV = LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-fil
   ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1:abort_on_error=0 \
   LSAN_OPTIONS=suppressions=$(CURDIR)/spec/support/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-.PHONY: fuzz fuzz-run fuzz-asan fuzz-corpus fuzz-deps fuzz-libfuzzer fuzz-image check-alloc check-valgrind
-fuzz: fuzz-run fuzz-libfuzzer fuzz-image check-alloc
+.PHONY: fuzz fuzz-run fuzz-asan fuzz-corpus fuzz-deps fuzz-libfuzzer fuzz-files fuzz-image check-alloc check-valgrind
+fuzz: fuzz-run fuzz-libfuzzer fuzz-files fuzz-image check-alloc
 fuzz-run: deps all
 	@ND_BUILD=$(BUILD) bin/nd spec/fuzz/run.lua --corpus spec/fuzz/corpus.lua
 	@ND_BUILD=$(BUILD) bin/nd spec/fuzz/run.lua --seed $(FUZZ_SEED) --count $(FUZZ_COUNT)
@@ -306,13 +307,26 @@ fuzz-asan: deps
 fuzz-corpus: all
 	ND_BUILD=$(BUILD) bin/nd spec/fuzz/run.lua --emit json --seed 100000 --count 400 --steps 14 \
 	  | /usr/bin/python3 spec/fuzz/numpy_eval.py --seed 100000 --count 400 --steps 14 > spec/fuzz/corpus.lua
-# libFuzzer over the core's geometry and the .npy parser (tests/fuzz_core.c);
+# libFuzzer over the core's geometry, the .npy and safetensors parsers (tests/fuzz_core.c);
 # new inputs go to build-fuzz/corpus, the committed seeds are read too.
 build-fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) include/nd.h $(CORE_HDR) | fuzz-deps
 	@mkdir -p build-fuzz/corpus
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	  -std=c11 -D_DEFAULT_SOURCE -pthread -Iinclude $(addprefix -I,$(CORE_DIRS)) $(BLAS_CFLAGS) $(IMAGE_CFLAGS) \
 	  tests/fuzz_core.c $(CORE_SRC) $(LDLIBS) -o $@
+# The same target over the .npy and safetensors parsers alone (every input
+# byte 0 read as theirs): FUZZ_TIME seconds of them, whatever the others find.
+build-fuzz/fuzz_files: tests/fuzz_core.c $(CORE_SRC) include/nd.h $(CORE_HDR) | fuzz-deps
+	@mkdir -p build-fuzz/corpus_files
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DND_FUZZ_FILES \
+	  -std=c11 -D_DEFAULT_SOURCE -pthread -Iinclude $(addprefix -I,$(CORE_DIRS)) $(BLAS_CFLAGS) $(IMAGE_CFLAGS) \
+	  tests/fuzz_core.c $(CORE_SRC) $(LDLIBS) -o $@
+fuzz-files: build-fuzz/fuzz_files
+	@build-fuzz/fuzz_files -timeout=30 -max_total_time=$(FUZZ_TIME) -runs=$(FUZZ_RUNS) -seed=$(FUZZ_SEED) \
+	  -print_final_stats=1 -artifact_prefix=build-fuzz/ build-fuzz/corpus_files tests/fuzz_corpus \
+	  > build-fuzz/log_files 2>&1; \
+	  status=$$?; grep -E "^(stat::number_of_executed_units|Done|==|SUMMARY|invariant|INFO: seed)" build-fuzz/log_files; \
+	  [ $$status -eq 0 ] || tail -40 build-fuzz/log_files; exit $$status
 fuzz-deps:
 	@$(MAKE) --no-print-directory install-pkgs PKGS="clang libclang-rt-14-dev"
 fuzz-libfuzzer: build-fuzz/fuzz_core

@@ -91,6 +91,7 @@ typedef struct nd_storage {
   long refs;        /* atomically updated reference count */
   void (*release)(void *data, void *ctx); /* NULL: freed with the allocator */
   void *ctx;
+  int readonly; /* nonzero: every write is refused (nd_check_writable) */
 } nd_storage;
 
 typedef struct nd_tensor {
@@ -154,6 +155,10 @@ void nd_span(const nd_tensor *t, int64_t *lo, int64_t *hi);
 int nd_has_internal_overlap(const nd_tensor *t);
 /* ND_OK, or an error from fn when t's elements overlap (no writes then). */
 nd_status nd_check_writable(nd_err *e, const char *fn, const nd_tensor *t);
+/* Read-only (NumPy's writeable = False): the flag is the storage's, so
+ * every view of t shares it; clones and conversions get fresh storage. */
+int nd_is_readonly(const nd_tensor *t);
+void nd_set_readonly(nd_tensor *t, int on);
 /* Nonzero when the memory spans of a and b intersect. */
 int nd_may_overlap(const nd_tensor *a, const nd_tensor *b);
 int nd_same_storage(const nd_tensor *a, const nd_tensor *b);
@@ -302,6 +307,51 @@ nd_status nd_multinomial(nd_err *e, nd_tensor *out, nd_generator *g,
  * little-endian. Errors (ND_EIO) name the file. */
 nd_status nd_load_npy(nd_err *e, nd_tensor *out, const char *path);
 nd_status nd_save_npy(nd_err *e, const char *path, const nd_tensor *t);
+/* A view over the file mapped in NumPy's mode "r" (read-only tensor), "r+"
+ * (writes reach the file) or "c" (copy-on-write); the mapping lives, and
+ * the file stays open, as long as any view. Big-endian, misaligned or
+ * non-0/1 bool data is refused (nd_load_npy copies). */
+nd_status nd_load_npy_mapped(nd_err *e, nd_tensor *out, const char *path,
+                             const char *mode);
+
+/* ---- safetensors files (src/core/io/safetensors.c) ------------------------- */
+typedef struct nd_safetensors_entry {
+  const char *name;     /* valid UTF-8 */
+  const char *st_dtype; /* the file's dtype string: "F32", "BF16", ... */
+  int kind;             /* internal: its row in the dtype table */
+  int dtype;            /* nd's dtype, -1 when this build has none */
+  int ndim;
+  int64_t size[ND_MAX_DIMS];
+  int64_t begin, end;   /* data_offsets, from the end of the header */
+} nd_safetensors_entry;
+typedef struct nd_safetensors {
+  int n, nmeta;
+  nd_safetensors_entry *entries; /* n, in file order */
+  const char **meta;    /* __metadata__: nmeta key, value pairs */
+  char *text;           /* where the strings live */
+  nd_tensor *tensors;   /* nd_safetensors_load's: entries[i]'s tensor */
+  int64_t header_len, file_size;
+} nd_safetensors;
+/* Reads and checks the header (names once each, known dtypes, offsets that
+ * tile the data exactly, byte counts that match dtype x shape, UTF-8);
+ * errors name fn and the file. Free with nd_safetensors_free. */
+nd_status nd_safetensors_header(nd_err *e, const char *fn, const char *path,
+                                nd_safetensors *f);
+/* Every tensor: copies (mmap NULL), or views of one mapping (mmap "r":
+ * read-only, "c": copy-on-write); a tensor misaligned for its elements (or
+ * a bool one with bytes other than 0 and 1) is copied even then. */
+nd_status nd_safetensors_load(nd_err *e, const char *path, const char *mmap,
+                              nd_safetensors *f);
+void nd_safetensors_free(nd_safetensors *f); /* releases its tensors too */
+/* Writes n tensors (any views) row-major, ordered by element size then
+ * name so each is aligned, the JSON header padded with spaces to a
+ * multiple of 8; meta: nmeta key, value pairs, as __metadata__. */
+nd_status nd_safetensors_save(nd_err *e, const char *path, int n,
+                              const char *const *names,
+                              const nd_tensor *const *ts, int nmeta,
+                              const char *const *meta);
+/* The file's name of a dtype ("F32"), NULL when it has none. */
+const char *nd_safetensors_dtype_name(int dtype);
 
 /* ---- image files (src/core/io/image.c) ------------------------------------ */
 /* PNG (libspng) and JPEG (libjpeg-turbo), told apart by their first bytes.

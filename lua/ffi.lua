@@ -5,7 +5,8 @@
 --  * ext.lib is the table of nd's C functions that the module hands over
 --    (C.ffi_api): no symbol lookup, so a host that links nd statically
 --    without -rdynamic keeps the fast paths;
---  * every FFI type is declared once per process under an "ndffi2_" name
+--  * every FFI type is declared once per process under an "ndffiN_" name
+--    (N grows when its layout changes)
 --    and only when missing: a second luaopen_nd, a hot reload
 --    (package.loaded.nd = nil; require "nd") or a host's own nd_err never
 --    clash; sizes are checked against C's (a drift turns the FFI off);
@@ -88,14 +89,14 @@ return function(ext)
   -- @D is ND_MAX_DIMS, @M the message's bytes (C.consts).
   local decls = {
     ndffi3_err = "typedef struct ndffi3_err { int code; int base; const char *fn; char msg[@M]; } ndffi3_err;",
-    ndffi2_storage = [[typedef struct ndffi2_storage {
+    ndffi7_storage = [[typedef struct ndffi7_storage {
       void *data; int64_t nbytes; long refs;
-      void (*release)(void *data, void *ctx); void *ctx;
-    } ndffi2_storage;]],
-    ndffi2_tensor = [[typedef struct ndffi2_tensor {
-      ndffi2_storage *storage; int64_t offset; int32_t dtype; int32_t ndim;
+      void (*release)(void *data, void *ctx); void *ctx; int readonly;
+    } ndffi7_storage;]],
+    ndffi7_tensor = [[typedef struct ndffi7_tensor {
+      ndffi7_storage *storage; int64_t offset; int32_t dtype; int32_t ndim;
       int64_t size[@D]; int64_t stride[@D];
-    } ndffi2_tensor;]],
+    } ndffi7_tensor;]],
     ndffi2_plan = [[typedef struct ndffi2_plan {
       int routine, dtype, col_major; char transa, transb;
       int64_t m, n, k, lda, ldb, ldc, incx, incy, batch;
@@ -103,10 +104,10 @@ return function(ext)
       int64_t M, N, K; int nbd; int64_t bsize[@D], bstride[3][@D];
       int64_t mstride[3][2], origin[3];
     } ndffi2_plan;]],
-    ndffi20_api = C.ffi_api_decl:gsub("%f[%w_]([SETP])%f[^%w_]", { S = "int", E = "ndffi3_err",
-      T = "ndffi2_tensor", P = "ndffi2_plan" }),
+    ndffi21_api = C.ffi_api_decl:gsub("%f[%w_]([SETP])%f[^%w_]", { S = "int", E = "ndffi3_err",
+      T = "ndffi7_tensor", P = "ndffi2_plan" }),
   }
-  local order = { "ndffi3_err", "ndffi2_storage", "ndffi2_tensor", "ndffi2_plan", "ndffi20_api" }
+  local order = { "ndffi3_err", "ndffi7_storage", "ndffi7_tensor", "ndffi2_plan", "ndffi21_api" }
   for _, name in ipairs(order) do
     if not pcall(ffi.typeof, name) then
       local decl = decls[name]:gsub("@D", consts.MAX_DIMS):gsub("@M", consts.ERR_MSG)
@@ -114,15 +115,15 @@ return function(ext)
     end
   end
   local sizes = C.struct_sizes()
-  local mine = { nd_tensor = "ndffi2_tensor", nd_err = "ndffi3_err",
-    nd_blas_plan = "ndffi2_plan", nd_storage = "ndffi2_storage" }
+  local mine = { nd_tensor = "ndffi7_tensor", nd_err = "ndffi3_err",
+    nd_blas_plan = "ndffi2_plan", nd_storage = "ndffi7_storage" }
   local checked_below = { nd_lobj = true, nd_small = true, nd_small_s = true } -- the object's layout
   for cname, size in pairs(sizes) do
     local n = mine[cname]
     if not checked_below[cname] and (not n or ffi.sizeof(n) ~= size) then return end -- nd.h drifted: no FFI
   end
 
-  local lib = ffi.cast("const ndffi20_api *", C.ffi_api())
+  local lib = ffi.cast("const ndffi21_api *", C.ffi_api())
   local LIVE, DEAD, OWNER, VIEW, SMALL_KIND, small_mark = C.tags()
 
   -- The tensor object: every tensor is one cdata of this type -- the C
@@ -134,14 +135,14 @@ return function(ext)
   -- a forged one's header pointer is not its own header: not a tensor.
   -- Its metamethods forward to the tensor metatable's (ext.loaded).
   local shared = C.shared
-  if not pcall(ffi.typeof, "ndffi6_obj") then
-    if not pcall(ffi.cdef, "typedef struct ndffi6_obj { uint64_t nd_tag_; "
-        .. "ndffi2_tensor *nd_t_; void *nd_free_; void *nd_ud_; uint64_t nd_kind_; "
-        .. "ndffi2_tensor nd_h_; ndffi2_storage nd_s_; double nd_d_[?]; } ndffi6_obj;") then
+  if not pcall(ffi.typeof, "ndffi7_obj") then
+    if not pcall(ffi.cdef, "typedef struct ndffi7_obj { uint64_t nd_tag_; "
+        .. "ndffi7_tensor *nd_t_; void *nd_free_; void *nd_ud_; uint64_t nd_kind_; "
+        .. "ndffi7_tensor nd_h_; ndffi7_storage nd_s_; double nd_d_[?]; } ndffi7_obj;") then
       return
     end
   end
-  local OT = ffi.typeof("ndffi6_obj")
+  local OT = ffi.typeof("ndffi7_obj")
   if ffi.offsetof(OT, "nd_h_") ~= sizes.nd_lobj or ffi.offsetof(OT, "nd_s_") ~= sizes.nd_small_s
       or ffi.offsetof(OT, "nd_d_") ~= sizes.nd_small then
     return
@@ -302,6 +303,7 @@ return function(ext)
   -- only a userdata owner uses (src/lua/lnd.h).
   local has_overlap, WRITABLE = lib.has_internal_overlap, ffi.cast("void *", 1)
   function ext.writable(t, h)
+    if h.storage.readonly ~= 0 then return false end -- C may set it later: not cached
     if t.nd_free_ == WRITABLE then return true end
     if has_overlap(h) ~= 0 then return false end
     t.nd_free_ = WRITABLE
@@ -332,17 +334,18 @@ return function(ext)
   end
 
   -- t:cdata(): a typed pointer to the first element (index it from 0 with
-  -- the strides). It does not keep t alive: hold on to t while using it.
-  local elem_ptr = {} -- a bool tensor's is bool * (its C type is a byte)
+  -- the strides), const for a read-only tensor. It does not keep t alive: hold on to t while using it.
+  local elem_ptr, const_ptr = {}, {} -- a bool tensor's is bool * (its C type is a byte)
   for id, d in pairs(dtype) do
-    elem_ptr[id] = ffi.typeof((d.kind == "b" and "bool" or d.ctype) .. " *")
+    local ct = d.kind == "b" and "bool" or d.ctype
+    elem_ptr[id], const_ptr[id] = ffi.typeof(ct .. " *"), ffi.typeof("const " .. ct .. " *")
   end
   local check, arm, cast = C.check, C.arm, ffi.cast
   local function cdata(t)
     local h = live(t)
     if not h then return check(t, "cdata") end -- raises
     if h.storage.ctx == mark then arm(t) end -- a small tensor's elements move first
-    return cast(elem_ptr[h.dtype], lib.data(h))
+    return cast((h.storage.readonly ~= 0 and const_ptr or elem_ptr)[h.dtype], lib.data(h))
   end
   cdata = ext.checked("cdata", cdata)
   ext.nd.cdata = cdata

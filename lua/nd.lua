@@ -15,7 +15,7 @@ local module_only = {
   stack = true, set_num_threads = true, get_num_threads = true, where = true,
   matmul_plan = false, save = true, load = true, use_ffi = true,
   wrap = true,
-  linalg = true, image = true,
+  linalg = true, image = true, safetensors = true,
   normal = true, uniform = true, randperm = true, generator = true,
   default_generator = true, clock = true, einsum = true, einsum_plan = true,
 }
@@ -107,7 +107,8 @@ nd.is_tensor = checked("is_tensor", ext.is_tensor)
 if package and package.preload then
   package.preload["nd.testing"] = function() return import("testing")(ext) end
   package.preload["nd.internal"] = function()
-    return { optable = C.optable(), consts = C.consts, fcalls = C.fcalls(), fqueries = C.fqueries }
+    return { optable = C.optable(), consts = C.consts, fcalls = C.fcalls(), fqueries = C.fqueries,
+      params = function(name) return select(2, pcall(function() return select(2, C.nargs(name)) end)) end }
   end
 end
 

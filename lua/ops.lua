@@ -82,7 +82,7 @@ return function(ext)
   -- does not fit, into a storage of its own that a new owner adopts
   -- (ext.adopt); nil leaves it to the classic function.
   local ffi = ext.ffi
-  local plan, scratch = ffi.new("ndffi2_tensor"), ffi.new("ndffi2_storage")
+  local plan, scratch = ffi.new("ndffi7_tensor"), ffi.new("ndffi7_storage")
   local buf = ffi.new("double[16]") -- 128 bytes: a small tensor's most
   scratch.data, scratch.nbytes, scratch.refs = buf, 128, 1
   -- busy: a call's values wait in this file's arrays while they are
@@ -239,16 +239,16 @@ return function(ext)
     return g
   end
   local gmethods = getmetatable(gen).__index
-  local plan2, plan3 = ffi.new("ndffi2_tensor"), ffi.new("ndffi2_tensor")
-  local scratch2, scratch3 = ffi.new("ndffi2_storage"), ffi.new("ndffi2_storage")
+  local plan2, plan3 = ffi.new("ndffi7_tensor"), ffi.new("ndffi7_tensor")
+  local scratch2, scratch3 = ffi.new("ndffi7_storage"), ffi.new("ndffi7_storage")
   local buf2, buf3 = ffi.new("double[16]"), ffi.new("double[16]")
   scratch2.data, scratch2.nbytes, scratch2.refs = buf2, 128, 1
   scratch3.data, scratch3.nbytes, scratch3.refs = buf3, 128, 1
   local MAX_DIMS, MAX_LIST = ext.consts.MAX_DIMS, 64
-  local dv, tl = ffi.new("double[?]", 4 * MAX_DIMS), ffi.new("const ndffi2_tensor *[?]", MAX_LIST)
-  local plans = ffi.new("ndffi2_tensor *[3]", { plan, plan2, plan3 })
+  local dv, tl = ffi.new("double[?]", 4 * MAX_DIMS), ffi.new("const ndffi7_tensor *[?]", MAX_LIST)
+  local plans = ffi.new("ndffi7_tensor *[3]", { plan, plan2, plan3 })
   local P, B = { plan, plan2, plan3 }, { buf, buf2, buf3 }
-  local ts, xv = ffi.new("const ndffi2_tensor *[4]"), ffi.new("double[4]")
+  local ts, xv = ffi.new("const ndffi7_tensor *[4]"), ffi.new("double[4]")
   local function kind_of(v, i) -- its kind, its number or header into xv/ts
     local ty = type(v)
     if v == nil then return 0 end

@@ -1,7 +1,8 @@
--- nd.wrap(ptr, nbytes, dtype, sizes [, strides [, owner]]): a tensor over
--- foreign memory, zero-copy (src/lua/lwrap.c). ptr is a light userdata or,
--- under LuaJIT, any FFI pointer (LÖVE's getFFIPointer(), ffi.new buffers);
--- owner, always the 6th argument, is kept alive while any view lives.
+-- nd.wrap(ptr, nbytes, dtype, sizes [, strides [, owner [, options]]]): a
+-- tensor over foreign memory, zero-copy (src/lua/lwrap.c). ptr is a light
+-- userdata or, under LuaJIT, any FFI pointer (LÖVE's getFFIPointer(),
+-- ffi.new buffers); owner, always the 6th argument, is kept alive while any
+-- view lives; options (7th) {readonly = true} for memory nd must not write.
 local C = ...
 
 return function(ext)
@@ -11,7 +12,7 @@ return function(ext)
     if ok then ffi = m end
   end
   local is_tensor = ext.is_tensor -- lua/ffi.lua's, under LuaJIT
-  local function wrap(ptr, nbytes, dtype, sizes, strides, owner)
+  local function wrap(ptr, nbytes, dtype, sizes, strides, owner, options)
     local ty = type(ptr)
     if is_tensor(ptr) then
       error("wrap: argument 1 must be a pointer (FFI cdata or light userdata), got a tensor "
@@ -26,7 +27,7 @@ return function(ext)
       error(("wrap: argument 1 must be a pointer (FFI cdata or light userdata), got %s")
         :format(ty), 2)
     end
-    return raw(ptr, nbytes, dtype, sizes, strides, owner)
+    return raw(ptr, nbytes, dtype, sizes, strides, owner, options)
   end
   ext.nd.wrap = ext.checked("wrap", wrap)
 end

@@ -19,7 +19,8 @@ indexing) is O(1) and shares storage.]],
 }
 dependencies = { "lua >= 5.1, < 5.5" }
 -- OpenBLAS (libopenblas-dev), SLEEF, libspng and TurboJPEG (libspng-dev,
--- libturbojpeg0-dev: image files) are found through pkg-config by the Makefile.
+-- libturbojpeg0-dev: image files) and cJSON (libcjson-dev: safetensors
+-- headers) are found through pkg-config by the Makefile.
 build = {
   type = "make",
   build_target = "all",

@@ -112,6 +112,22 @@ static int c_script(const char *npy) {
   nd_release(&l);
   STEP(nd_load_npy(&e, &l, npy));
   {
+    nd_tensor mp = ND_UNSET; /* a mapping: its context and header */
+    STEP(nd_load_npy_mapped(&e, &mp, npy, "r"));
+    nd_release(&mp);
+  }
+  {
+    /* safetensors: the header's scratch, the tensors, a mapping */
+    const char *names[2] = {"k", "l"}, *meta[2] = {"format", "pt"};
+    const nd_tensor *ts[2] = {&k, &l};
+    nd_safetensors f;
+    STEP(nd_safetensors_save(&e, npy, 2, names, ts, 1, meta));
+    STEP(nd_safetensors_load(&e, npy, NULL, &f));
+    nd_safetensors_free(&f);
+    STEP(nd_safetensors_load(&e, npy, "c", &f));
+    nd_safetensors_free(&f);
+  }
+  {
     nd_tensor t = ND_UNSET, st = ND_UNSET;
     int64_t ss[2] = {3, 2}, tt[2] = {3, 4};
     STEP(nd_arange(&e, &t, ND_INT64, 0, 11, 1));

@@ -80,6 +80,19 @@ static void test_export(void) {
 
   nd_tensor unset = ND_UNSET;
   CHECK(nd_to_dlpack(&e, &unset, &m) == ND_EINVAL && m == NULL);
+
+  /* A read-only tensor is refused: the consumer could write through it. */
+  OK(nd_zeros(&e, &b, ND_FLOAT32, 1, bs));
+  CHECK(!nd_is_readonly(&b));
+  nd_set_readonly(&b, 1);
+  CHECK(nd_is_readonly(&b));
+  m = NULL;
+  CHECK(nd_to_dlpack(&e, &b, &m) == ND_EINVAL && m == NULL);
+  CHECK(strstr(e.msg, "read-only") != NULL);
+  nd_set_readonly(&b, 0);
+  OK(nd_to_dlpack(&e, &b, &m));
+  if (m) m->deleter(m);
+  nd_release(&b);
 }
 
 static void test_import(void) {

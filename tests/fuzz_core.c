@@ -2,8 +2,10 @@
  * the sort, indexing and mask families, einsum and convolution
  * (make fuzz-libfuzzer: clang -fsanitize=fuzzer,address,undefined).
  *
- * Input byte 0 picks the mode. Low bits 00: the rest is a .npy file for
- * nd_load_npy. Low bits 10: a program over sort/argsort/topk,
+ * Input byte 0 picks the mode. Low bits 000: the rest is a .npy file for
+ * nd_load_npy and nd_load_npy_mapped (what the mapping views, the copy
+ * reads the same). Low bits 100: the rest is a safetensors file for
+ * nd_safetensors_header and nd_safetensors_load, copied and mapped. Low bits 10: a program over sort/argsort/topk,
  * index_select/gather/scatter_add, masked_select and nonzero (families()
  * below). Odd: the rest is a program over one wrapped storage: an
  * as_strided view with fuzzed sizes, strides and offset, then a chain of
@@ -781,29 +783,95 @@ static void families(input *in) {
   nd_release(&B);
 }
 
-static void npy(input *in) {
+/* The input's bytes as a file of this process's. */
+static const char *as_file(input *in, const char *ext) {
   static char path[64];
-  if (!path[0]) snprintf(path, sizeof path, "/tmp/nd-fuzz-%d.npy", (int)getpid());
+  snprintf(path, sizeof path, "/tmp/nd-fuzz-%d.%s", (int)getpid(), ext);
   FILE *f = fopen(path, "wb");
-  if (!f) return;
+  if (!f) return NULL;
   fwrite(in->p, 1, in->n, f);
   fclose(f);
+  return path;
+}
+
+/* The same dtype, sizes and row-major bytes. */
+static int same_elements(const nd_tensor *a, const nd_tensor *b) {
+  if (a->dtype != b->dtype || a->ndim != b->ndim ||
+      memcmp(a->size, b->size, sizeof(int64_t) * (size_t)a->ndim))
+    return 0;
   nd_err e = {0};
-  nd_tensor t = ND_UNSET;
-  if (nd_load_npy(&e, &t, path) == ND_OK) {
-    check_tensor(&t);
-    nd_release(&t);
+  nd_tensor x = ND_UNSET, y = ND_UNSET;
+  int eq = 1; /* out of memory: nothing to compare */
+  if (nd_contiguous(&e, &x, a) == ND_OK && nd_contiguous(&e, &y, b) == ND_OK)
+    eq = !memcmp(nd_data(&x), nd_data(&y),
+                 (size_t)(nd_numel(&x) * nd_dtype_size(x.dtype)));
+  if (x.storage) nd_release(&x);
+  if (y.storage) nd_release(&y);
+  return eq;
+}
+
+static void npy(input *in) {
+  const char *path = as_file(in, "npy");
+  if (!path) return;
+  nd_err e = {0};
+  nd_tensor t = ND_UNSET, m = ND_UNSET;
+  nd_status st = nd_load_npy(&e, &t, path);
+  if (st == ND_OK) check_tensor(&t);
+  else CHECK(t.storage == NULL && e.msg[0]);
+  e = (nd_err){0};
+  if (nd_load_npy_mapped(&e, &m, path, "c") == ND_OK) {
+    check_tensor(&m);
+    CHECK(st == ND_OK && same_elements(&t, &m));
+    nd_release(&m);
   } else {
-    CHECK(t.storage == NULL && e.msg[0]);
+    CHECK(m.storage == NULL && e.msg[0]);
   }
+  if (st == ND_OK) nd_release(&t);
+}
+
+static void safetensors(input *in) {
+  const char *path = as_file(in, "safetensors");
+  if (!path) return;
+  nd_err e = {0};
+  nd_safetensors h, f[3];
+  nd_status hs = nd_safetensors_header(&e, "fuzz", path, &h);
+  if (hs == ND_OK) {
+    for (int i = 0; i < h.n; i++)
+      CHECK(h.entries[i].begin <= h.entries[i].end &&
+            h.entries[i].end <= h.file_size - 8 - h.header_len);
+    nd_safetensors_free(&h);
+  } else {
+    CHECK(e.msg[0] && h.entries == NULL);
+  }
+  static const char *const modes[3] = {NULL, "r", "c"};
+  nd_status st[3];
+  for (int k = 0; k < 3; k++) {
+    e = (nd_err){0};
+    st[k] = nd_safetensors_load(&e, path, modes[k], &f[k]);
+    CHECK(st[k] == ND_OK || (e.msg[0] && f[k].tensors == NULL));
+    if (st[k] == ND_OK) {
+      CHECK(hs == ND_OK && f[k].n == f[0].n);
+      for (int i = 0; i < f[k].n; i++) {
+        check_tensor(&f[k].tensors[i]);
+        if (k) CHECK(same_elements(&f[0].tensors[i], &f[k].tensors[i]));
+      }
+    }
+    CHECK((st[k] == ND_OK) == (st[0] == ND_OK));
+  }
+  for (int k = 0; k < 3; k++)
+    if (st[k] == ND_OK) nd_safetensors_free(&f[k]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   input in = {data, size};
   for (int i = 0; i < CELLS; i++) cells[i] = i % 7 - 3;
-  const uint8_t mode = byte(&in);
+  uint8_t mode = byte(&in);
+#ifdef ND_FUZZ_FILES /* the file parsers alone (make fuzz-files) */
+  mode &= 4;
+#endif
   if (mode & 1) geometry(&in);
   else if (mode & 2) families(&in);
+  else if (mode & 4) safetensors(&in);
   else npy(&in);
   return 0;
 }

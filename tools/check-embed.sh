@@ -28,7 +28,7 @@ check "host.cpp runs edit.lua" host_ok env LD_LIBRARY_PATH="$prefix/lib" "$tmp/h
 check "a static LuaJIT host (no -rdynamic) builds" sh -c \
   "cc -std=c11 -Wall -Wextra -Werror -I'$prefix/include' \$(pkg-config --cflags luajit) \
      examples/embed/host.c '$prefix/lib/libnd_luajit.a' '$prefix/lib/libnd.a' \
-     -Wl,-Bstatic -lluajit-5.1 -Wl,-Bdynamic \$(pkg-config --libs openblas sleef spng libturbojpeg) -lm -ldl -pthread \
+     -Wl,-Bstatic -lluajit-5.1 -Wl,-Bdynamic \$(pkg-config --libs openblas sleef spng libturbojpeg libcjson) -lm -ldl -pthread \
      -o '$tmp/host-static'"
 check "the static host keeps the FFI fast paths" host_ok "$tmp/host-static" examples/embed/edit.lua examples/embed/static_check.lua
 if [ "${1:-}" = --valgrind ]; then

@@ -123,7 +123,7 @@ end
 
 -- What a C test program needs besides libnd.a (the suite builds several):
 -- nd's own dependencies, as nd.pc lists them.
-C_LIBS = "$(pkg-config --libs openblas sleef spng libturbojpeg 2>/dev/null || echo -lopenblas -lsleef -lspng -lturbojpeg) -lm -pthread"
+C_LIBS = "$(pkg-config --libs openblas sleef spng libturbojpeg libcjson 2>/dev/null || echo -lopenblas -lsleef -lspng -lturbojpeg -lcjson) -lm -pthread"
 
 -- A temporary .npy file with this header dict (padded as NumPy pads) and
 -- data; returns its path.

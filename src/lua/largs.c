@@ -35,6 +35,7 @@ static const sig sigs[] = {
     {"data_ptr", "t", NULL},
     {"dtype", "t", NULL},
     {"is_contiguous", "t", NULL},
+    {"is_readonly", "t", NULL},
     {"same_storage", "a, b", NULL},
     {"may_overlap", "a, b", NULL},
     {"storage", "t", NULL},
@@ -202,9 +203,9 @@ static const sig sigs[] = {
     {"default_generator", "", NULL},
     /* io, wrap */
     {"save", "path, t", NULL},
-    {"load", "path", NULL},
+    {"load", "path [, options]", NULL},
     {"clock", "", NULL},
-    {"wrap", "ptr, nbytes, dtype, sizes [, strides [, owner]]", NULL},
+    {"wrap", "ptr, nbytes, dtype, sizes [, strides [, owner [, options]]]", NULL},
     /* functions of the Lua layer (lua/ *.lua, through ext.checked) */
     {"equal", "a, b", NULL},
     {"allclose", "a, b [, rtol [, atol]]", NULL},
@@ -233,6 +234,10 @@ static const sig sigs[] = {
     {"image.save", "path, t [, options]", NULL},
     {"image.decode", "bytes [, options]", NULL},
     {"image.encode", "t, format [, options]", NULL},
+    /* nd.safetensors (lsafetensors.c) */
+    {"safetensors.load", "path [, options]", NULL},
+    {"safetensors.save", "path, tensors [, metadata]", NULL},
+    {"safetensors.metadata", "path", NULL},
     {NULL, NULL, NULL}};
 
 static const sig linalg_sigs[] = {

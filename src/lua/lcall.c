@@ -127,7 +127,8 @@ static int l_nargs(lua_State *L) {
   int n = ndL_params(luaL_optstring(L, 2, NULL), name, &params, &hint);
   if (n == -2) return ndL_error(L, "nd: no parameter list for %s", name);
   lua_pushinteger(L, n);
-  return 1;
+  lua_pushstring(L, params); /* for specs that enumerate the out= forms */
+  return 2;
 }
 
 static int l_too_many(lua_State *L) {
@@ -156,6 +157,21 @@ void ndL_register_in(lua_State *L, const luaL_Reg *fns, const char *ns) {
 
 void ndL_register(lua_State *L, const luaL_Reg *fns) {
   ndL_register_in(L, fns, NULL);
+}
+
+/* fns, named "mod.f" (their entries in largs.c), as the table C.mod of
+ * short names f: nd.image, nd.safetensors. */
+void ndL_register_module(lua_State *L, const luaL_Reg *fns, const char *mod) {
+  size_t skip = strlen(mod) + 1;
+  lua_newtable(L); /* under the full names first, then the short ones */
+  ndL_register(L, fns);
+  lua_newtable(L);
+  for (const luaL_Reg *f = fns; f->name; f++) {
+    lua_getfield(L, -2, f->name);
+    lua_setfield(L, -2, f->name + skip);
+  }
+  lua_remove(L, -2);
+  lua_setfield(L, -2, mod);
 }
 
 /* The call functions into the table on top (C). */

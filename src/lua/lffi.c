@@ -346,7 +346,7 @@ static const struct { FFI_API(FIELD) } ffi_api = {
     FFI_API(INIT)};
 #define DECL(R, name, params, f) #R " (*" #name ")" #params "; "
 static const char ffi_api_decl[] =
-    "typedef struct ndffi20_api { " FFI_API(DECL) "} ndffi20_api;";
+    "typedef struct ndffi21_api { " FFI_API(DECL) "} ndffi21_api;";
 #undef FIELD
 #undef INIT
 #undef DECL

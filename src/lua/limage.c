@@ -147,13 +147,5 @@ void ndL_open_image(lua_State *L) {
                                  {"image.decode", l_decode},
                                  {"image.encode", l_encode},
                                  {NULL, NULL}};
-  lua_newtable(L); /* under the full names first, then the short ones */
-  ndL_register(L, fns);
-  lua_newtable(L);
-  for (const luaL_Reg *f = fns; f->name; f++) {
-    lua_getfield(L, -2, f->name);
-    lua_setfield(L, -2, f->name + strlen("image."));
-  }
-  lua_remove(L, -2);
-  lua_setfield(L, -2, "image");
+  ndL_register_module(L, fns, "image");
 }

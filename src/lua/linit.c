@@ -26,6 +26,7 @@ static void open_areas(lua_State *L) {
   ndL_open_random(L);
   ndL_open_filter(L);
   ndL_open_image(L);
+  ndL_open_safetensors(L);
 }
 
 int luaopen_nd(lua_State *L) { return ndL_open(L, open_areas); }

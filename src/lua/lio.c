@@ -1,6 +1,7 @@
 /* What nd asks of the host: nd.save / nd.load (NumPy .npy files) and
  * nd.clock. */
 #include "lnd.h"
+#include <string.h>
 #include <time.h>
 
 static const char *path_arg(lua_State *L, const char *fn) {
@@ -17,11 +18,35 @@ static int l_save(lua_State *L) {
   return 0;
 }
 
+/* load's options: nil or {mmap = "r" | "r+" | "c"}; NULL: no mapping. */
+static const char *mmap_option(lua_State *L) {
+  if (lua_isnoneornil(L, 2)) return NULL;
+  if (!lua_istable(L, 2))
+    ndL_error(L, "load: argument 2 must be a table of options (or nil), "
+              "got %s", luaL_typename(L, 2));
+  const char *mode = NULL;
+  lua_pushnil(L);
+  while (lua_next(L, 2)) {
+    if (lua_type(L, -2) != LUA_TSTRING || strcmp(lua_tostring(L, -2), "mmap"))
+      ndL_error(L, "load: unknown option %s (options: mmap)",
+                lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2)
+                                               : luaL_typename(L, -2));
+    if (lua_type(L, -1) != LUA_TSTRING)
+      ndL_error(L, "load: option mmap must be \"r\", \"r+\" or \"c\", "
+                "got %s", luaL_typename(L, -1));
+    mode = lua_tostring(L, -1); /* the table keeps it */
+    lua_pop(L, 1);
+  }
+  return mode;
+}
+
 static int l_load(lua_State *L) {
   const char *path = path_arg(L, "load");
+  const char *mode = mmap_option(L);
   nd_tensor *t = ndL_new(L);
   nd_err e = ndL_err();
-  NDL_CALL(L, e, nd_load_npy(&e, t, path));
+  NDL_CALL(L, e, mode ? nd_load_npy_mapped(&e, t, path, mode)
+                      : nd_load_npy(&e, t, path));
   ndL_charge(L, t);
   return 1;
 }

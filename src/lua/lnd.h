@@ -195,6 +195,7 @@ int ndL_shape(lua_State *L, int idx, const char *fn, int64_t *size,
  * family's parameter lists (largs.c). */
 void ndL_register(lua_State *L, const luaL_Reg *fns);
 void ndL_register_in(lua_State *L, const luaL_Reg *fns, const char *ns);
+void ndL_register_module(lua_State *L, const luaL_Reg *fns, const char *mod);
 /* What function name takes (largs.c): its parameter list and a hint for
  * a misuse, and how many arguments (-1 any, -2 not a listed function). */
 int ndL_params(const char *ns, const char *name, const char **params,
@@ -284,6 +285,7 @@ void ndL_open_linalg(lua_State *L);
 void ndL_open_random(lua_State *L);
 void ndL_open_filter(lua_State *L); /* lfilter.c */
 void ndL_open_image(lua_State *L); /* limage.c: nd.image */
+void ndL_open_safetensors(lua_State *L); /* lsafetensors.c: nd.safetensors */
 int luaopen_nd(lua_State *L);
 /* The object and call functions, metatables and tables into the table on
  * top (lobject.c, lcall.c; ndL_open calls them first). */

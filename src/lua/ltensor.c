@@ -61,6 +61,10 @@ static int l_is_contiguous(lua_State *L) {
   lua_pushboolean(L, nd_is_contiguous(ndL_check(L, 1, "is_contiguous")));
   return 1;
 }
+static int l_is_readonly(lua_State *L) {
+  lua_pushboolean(L, nd_is_readonly(ndL_check(L, 1, "is_readonly")));
+  return 1;
+}
 static int l_same_storage(lua_State *L) {
   lua_pushboolean(L, nd_same_storage(ndL_check(L, 1, "same_storage"),
                                      ndL_check(L, 2, "same_storage")));
@@ -260,7 +264,8 @@ void ndL_open_tensor(lua_State *L) {
       {"storage_offset", l_storage_offset}, {"dim", l_dim},
       {"numel", l_numel}, {"element_size", l_element_size},
       {"nbytes", l_nbytes}, {"data_ptr", l_data_ptr}, {"dtype", l_dtype},
-      {"is_contiguous", l_is_contiguous}, {"same_storage", l_same_storage},
+      {"is_contiguous", l_is_contiguous}, {"is_readonly", l_is_readonly},
+      {"same_storage", l_same_storage},
       {"may_overlap", l_may_overlap}, {"storage", l_storage}, {"get", l_get},
       {"set", l_set}, {"item", l_item}, {"totable", l_totable},
       {"fill_", l_fill_}, {"zero_", l_zero_}, {"to_string", l_to_string},

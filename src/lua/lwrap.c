@@ -1,4 +1,4 @@
-/* nd.wrap(ptr, nbytes, dtype, sizes [, strides [, owner]]): a tensor over
+/* nd.wrap(ptr, nbytes, dtype, sizes [, strides [, owner [, options]]]): a tensor over
  * foreign memory (lua/wrap.lua turns an FFI pointer into an address; this
  * takes a light userdata or that address). nd trusts nbytes; every view is
  * checked against it (nd_wrap, nd_as_strided).
@@ -15,7 +15,32 @@
 #include "lnd.h"
 #include <string.h>
 
-/* wrap_raw(ptr_or_address, nbytes, dtype, sizes, strides|nil, owner|nil) */
+/* options (argument 7): nil or {readonly = boolean}. */
+static int readonly_option(lua_State *L) {
+  if (lua_isnoneornil(L, 7)) return 0;
+  if (!lua_istable(L, 7))
+    return ndL_error(L, "wrap: argument 7 must be a table of options (or "
+                     "nil), got %s", luaL_typename(L, 7));
+  int r = 0;
+  lua_pushnil(L);
+  while (lua_next(L, 7)) {
+    if (lua_type(L, -2) != LUA_TSTRING)
+      return ndL_error(L, "wrap: option names are strings, got a %s",
+                       luaL_typename(L, -2));
+    if (strcmp(lua_tostring(L, -2), "readonly"))
+      return ndL_error(L, "wrap: unknown option '%s' (options: readonly)",
+                       lua_tostring(L, -2));
+    if (!lua_isboolean(L, -1))
+      return ndL_error(L, "wrap: option readonly must be a boolean, got %s",
+                       luaL_typename(L, -1));
+    r = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  }
+  return r;
+}
+
+/* wrap_raw(ptr_or_address, nbytes, dtype, sizes, strides|nil, owner|nil,
+ * options|nil) */
 static int l_wrap_raw(lua_State *L) {
   const char *fn = "wrap";
   void *p;
@@ -47,7 +72,7 @@ static int l_wrap_raw(lua_State *L) {
       lua_pop(L, 1);
     }
   }
-  int has_owner = !lua_isnoneornil(L, 6);
+  int has_owner = !lua_isnoneornil(L, 6), readonly = readonly_option(L);
   ndL_owners(L);
   int otab = lua_gettop(L);
   ndL_owners_sweep(L, otab, 0);
@@ -69,6 +94,7 @@ static int l_wrap_raw(lua_State *L) {
     if (a) afree(a, sizeof *a, aud);
     return ndL_raise(L, &e);
   }
+  nd_set_readonly(t, readonly);
   if (a) {
     lua_pushlightuserdata(L, a);
     lua_pushvalue(L, 6);

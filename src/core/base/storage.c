@@ -361,6 +361,7 @@ nd_status nd_storage_new(nd_err *e, nd_storage **out, int64_t nbytes,
   s->refs = 1;
   s->release = NULL;
   s->ctx = NULL;
+  s->readonly = 0;
   *out = s;
   return ND_OK;
 }

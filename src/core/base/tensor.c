@@ -156,6 +156,13 @@ nd_status nd_wrap(nd_err *e, nd_tensor *out, void *data, int64_t nbytes,
   return ND_OK;
 }
 
+int nd_is_readonly(const nd_tensor *t) {
+  return t && t->storage && t->storage->readonly;
+}
+void nd_set_readonly(nd_tensor *t, int on) {
+  if (t && t->storage) t->storage->readonly = on != 0;
+}
+
 void nd_share(nd_tensor *out, const nd_tensor *src) {
   nd_storage_retain(src->storage);
   nd_head_copy(out, src);

@@ -1,7 +1,7 @@
 /* NumPy .npy files: load versions 1.0, 2.0 and 3.0 in either byte order,
  * C or Fortran order; save version 1.0 little-endian, in Fortran order
  * when the tensor is a transposed compact block (no copy), else C order. */
-#include "core.h"
+#include "mapped.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,6 +181,79 @@ static nd_status parse_header(nd_err *e, const char *path, const char *h,
   return ND_OK;
 }
 
+/* What a header says: the dtype, byte order, dims, and the row-major
+ * layout of the data (rsize: Fortran order's dims reversed). */
+typedef struct npy_info {
+  int dtype, swap, fortran, ndim;
+  int64_t size[ND_MAX_DIMS], rsize[ND_MAX_DIMS], stride[ND_MAX_DIMS];
+  int64_t numel, es, nbytes;
+} npy_info;
+
+static nd_status truncated(nd_err *e, const char *path) {
+  return nd_fail(e, ND_EIO, "load: %s is truncated", path);
+}
+
+/* The first `have` (up to 12) bytes of the file: the header's length and
+ * where it starts. */
+static nd_status npy_prefix(nd_err *e, const char *path,
+                            const unsigned char *pre, int64_t have,
+                            int64_t *hlen, int64_t *hstart) {
+  if (have < 8 || memcmp(pre, MAGIC, 6))
+    return nd_fail(e, ND_EIO, "load: %s is not a .npy file", path);
+  if (pre[6] == 1) {
+    if (have < 10) return truncated(e, path);
+    *hlen = pre[8] | pre[9] << 8;
+    *hstart = 10;
+  } else if (pre[6] == 2 || pre[6] == 3) {
+    if (have < 12) return truncated(e, path);
+    *hlen = (int64_t)pre[8] | (int64_t)pre[9] << 8 |
+            (int64_t)pre[10] << 16 | (int64_t)pre[11] << 24;
+    *hstart = 12;
+  } else {
+    return nd_fail(e, ND_EIO, "load: %s: unsupported .npy version %d.%d",
+                   path, pre[6], pre[7]);
+  }
+  if (*hlen > (1 << 20))
+    return nd_fail(e, ND_EIO, "load: %s: header of %lld bytes is too long",
+                   path, (long long)*hlen);
+  return ND_OK;
+}
+
+/* The header's dict, then the layout it promises, which must be exactly
+ * the data_bytes that follow it. */
+static nd_status npy_parse(nd_err *e, const char *path, const char *header,
+                           int64_t hlen, int64_t data_bytes, npy_info *i) {
+  memset(i, 0, sizeof *i);
+  if (parse_header(e, path, header, hlen, &i->dtype, &i->swap, &i->fortran,
+                   &i->ndim, i->size))
+    return e->code;
+  for (int k = 0; k < i->ndim; k++)
+    i->rsize[k] = i->size[i->fortran ? i->ndim - 1 - k : k];
+  i->es = nd_dtype_size(i->dtype);
+  char b[ND_SIZES_BUF];
+  if (nd_contiguous_strides(e, i->ndim, i->rsize, i->stride, &i->numel) ||
+      nd_mul_ovf(i->numel, i->es, &i->nbytes))
+    return nd_fail(e, ND_EOVERFLOW, "load: %s: header shape %s has more "
+                   "bytes than an int64 can count", path,
+                   nd_fmt_sizes(b, sizeof b, i->ndim, i->size));
+  if (data_bytes != i->nbytes)
+    return nd_fail(e, ND_EIO, "load: %s: header shape %s needs %lld bytes "
+                   "of data, the file has %lld", path,
+                   nd_fmt_sizes(b, sizeof b, i->ndim, i->size),
+                   (long long)i->nbytes, (long long)data_bytes);
+  return ND_OK;
+}
+
+/* Fortran order: the row-major layout of the reversed dims, viewed with
+ * the dims reversed back (a column-major tensor, no copy). */
+static void npy_dims(nd_tensor *t, const npy_info *i) {
+  if (!i->fortran) return;
+  for (int k = 0; k < i->ndim; k++) {
+    t->size[k] = i->size[k];
+    t->stride[k] = i->stride[i->ndim - 1 - k];
+  }
+}
+
 nd_status nd_load_npy(nd_err *e, nd_tensor *out, const char *path) {
   memset(out, 0, sizeof *out);
   FILE *f = fopen(path, "rb");
@@ -190,92 +263,101 @@ nd_status nd_load_npy(nd_err *e, nd_tensor *out, const char *path) {
   unsigned char pre[12];
   char *header = NULL;
   nd_status st = ND_OK;
-  int64_t hlen = 0, size[ND_MAX_DIMS], stride[ND_MAX_DIMS], rsize[ND_MAX_DIMS];
-  int64_t numel, es, nbytes;
-  int dtype = 0, swap = 0, fortran = 0, ndim = 0;
-  if (fread(pre, 1, 8, f) != 8 || memcmp(pre, MAGIC, 6)) {
-    st = nd_fail(e, ND_EIO, "load: %s is not a .npy file", path);
+  int64_t hlen = 0, hstart = 0;
+  npy_info in;
+  size_t have = fread(pre, 1, sizeof pre, f);
+  long end;
+  if ((st = npy_prefix(e, path, pre, (int64_t)have, &hlen, &hstart)))
     goto done;
-  }
-  if (pre[6] == 1) {
-    if (fread(pre + 8, 1, 2, f) != 2) goto truncated;
-    hlen = pre[8] | pre[9] << 8;
-  } else if (pre[6] == 2 || pre[6] == 3) {
-    if (fread(pre + 8, 1, 4, f) != 4) goto truncated;
-    hlen = (int64_t)pre[8] | (int64_t)pre[9] << 8 | (int64_t)pre[10] << 16 |
-           (int64_t)pre[11] << 24;
-  } else {
-    st = nd_fail(e, ND_EIO, "load: %s: unsupported .npy version %d.%d", path,
-                 pre[6], pre[7]);
-    goto done;
-  }
-  if (hlen > (1 << 20)) {
-    st = nd_fail(e, ND_EIO, "load: %s: header of %lld bytes is too long",
-                 path, (long long)hlen);
-    goto done;
-  }
+  if (fseek(f, 0, SEEK_END) || (end = ftell(f)) < 0 ||
+      fseek(f, (long)hstart, SEEK_SET))
+    goto truncated;
   if (!(header = nd_scratch_alloc(e, "load", hlen + 1, 1, false))) {
     st = e->code;
     goto done;
   }
   if (fread(header, 1, (size_t)hlen, f) != (size_t)hlen) goto truncated;
   header[hlen] = 0;
-  if ((st = parse_header(e, path, header, hlen, &dtype, &swap, &fortran,
-                         &ndim, size)))
+  if ((st = npy_parse(e, path, header, hlen, (int64_t)end - hstart - hlen,
+                      &in)))
     goto done;
-  /* Fortran order: allocate the reversed shape row-major, then view it
-   * with the dims reversed (a column-major tensor, no copy). */
-  for (int i = 0; i < ndim; i++) rsize[i] = size[fortran ? ndim - 1 - i : i];
-  es = nd_dtype_size(dtype);
-  if (nd_contiguous_strides(e, ndim, rsize, stride, &numel) ||
-      nd_mul_ovf(numel, es, &nbytes)) {
-    char b[ND_SIZES_BUF];
-    st = nd_fail(e, ND_EOVERFLOW, "load: %s: header shape %s has more bytes "
-                 "than an int64 can count", path,
-                 nd_fmt_sizes(b, sizeof b, ndim, size));
-    goto done;
-  }
-  /* The data must be exactly what the header promises. */
-  long here = ftell(f);
-  if (here < 0 || fseek(f, 0, SEEK_END)) goto truncated;
-  long end = ftell(f);
-  if (end < 0 || fseek(f, here, SEEK_SET)) goto truncated;
-  if ((int64_t)(end - here) != nbytes) {
-    char b[ND_SIZES_BUF];
-    st = nd_fail(e, ND_EIO,
-                 "load: %s: header shape %s needs %lld bytes of data, the "
-                 "file has %lld", path, nd_fmt_sizes(b, sizeof b, ndim, size),
-                 (long long)nbytes, (long long)(end - here));
-    goto done;
-  }
-  if ((st = nd_empty(e, out, dtype, ndim, rsize))) {
+  if ((st = nd_empty(e, out, in.dtype, in.ndim, in.rsize))) {
     char msg[sizeof e->msg]; /* "empty: not enough memory ..." */
     const char *colon = strchr(e->msg, ':');
     snprintf(msg, sizeof msg, "%s", colon ? colon + 2 : e->msg);
     nd_fail(e, st, "load: %s: %s", path, msg);
     goto done;
   }
-  if (nbytes && fread(nd_data(out), 1, (size_t)nbytes, f) != (size_t)nbytes) {
+  if (in.nbytes &&
+      fread(nd_data(out), 1, (size_t)in.nbytes, f) != (size_t)in.nbytes) {
     nd_release(out);
     goto truncated;
   }
-  if (swap) swap_bytes(nd_data(out), numel, (int)es);
-  if (dtype == ND_BOOL) {
+  if (in.swap) swap_bytes(nd_data(out), in.numel, (int)in.es);
+  if (in.dtype == ND_BOOL) {
     uint8_t *b = nd_data(out);
-    for (int64_t i = 0; i < numel; i++) b[i] = b[i] != 0;
+    for (int64_t i = 0; i < in.numel; i++) b[i] = b[i] != 0;
   }
-  if (fortran)
-    for (int i = 0; i < ndim; i++) {
-      out->size[i] = size[i];
-      out->stride[i] = stride[ndim - 1 - i];
-    }
+  npy_dims(out, &in);
   goto done;
 truncated:
-  st = nd_fail(e, ND_EIO, "load: %s is truncated", path);
+  st = truncated(e, path);
 done:
   nd_scratch_free(header);
   fclose(f);
   return st;
+}
+
+/* A view straight over the mapped file. What cannot be viewed in place
+ * (bytes to swap, data misaligned for its elements, bool bytes other than
+ * 0 and 1, which nd's kernels do not expect and a read-only mapping cannot
+ * fix) is refused, pointing to nd.load(path), which copies. */
+nd_status nd_load_npy_mapped(nd_err *e, nd_tensor *out, const char *path,
+                             const char *mode) {
+  memset(out, 0, sizeof *out);
+  int m = nd_map_mode_of(mode);
+  if (m < 0)
+    return nd_fail(e, ND_EINVAL, "load: mmap mode must be \"r\", \"r+\" "
+                   "or \"c\", got \"%s\"", mode ? mode : "(null)");
+  nd_storage *s;
+  if (nd_map_file(e, "load", path, (nd_map_mode)m, &s)) return e->code;
+  const unsigned char *p = s->data;
+  int64_t n = s->nbytes, hlen = 0, hstart = 0;
+  npy_info in;
+  const char *why = NULL;
+  if (npy_prefix(e, path, p, n < 12 ? n : 12, &hlen, &hstart)) goto fail;
+  if (hlen > n - hstart) {
+    truncated(e, path);
+    goto fail;
+  }
+  if (npy_parse(e, path, (const char *)p + hstart, hlen, n - hstart - hlen,
+                &in))
+    goto fail;
+  int64_t off = hstart + hlen;
+  if (in.swap)
+    why = "its data is big-endian (bytes to swap)";
+  else if (off % in.es)
+    why = "its data's offset is not a multiple of the element size";
+  for (int64_t k = 0; !why && in.dtype == ND_BOOL && k < in.nbytes; k++)
+    if (p[off + k] > 1) why = "its bool data has bytes other than 0 and 1";
+  if (why) {
+    nd_fail(e, ND_EIO, "load: %s cannot be mapped: %s; nd.load(path) "
+            "without mmap reads a copy", path, why);
+    goto fail;
+  }
+  out->storage = s;
+  out->offset = off / in.es;
+  out->dtype = in.dtype;
+  out->ndim = in.ndim;
+  for (int k = 0; k < in.ndim; k++) {
+    out->size[k] = in.rsize[k];
+    out->stride[k] = in.stride[k];
+  }
+  npy_dims(out, &in);
+  return ND_OK;
+fail:
+  nd_storage_release(s);
+  return e->code;
 }
 
 /* Column-major compact: the reversed dims are contiguous. */

@@ -173,7 +173,7 @@ static int copy_flat(const nd_tensor *dst, const nd_tensor *src) {
 nd_status nd_copy(nd_err *e, const nd_tensor *dst, const nd_tensor *src) {
   char b1[ND_SIZES_BUF], b2[ND_SIZES_BUF];
   nd_tensor s, tmp = ND_UNSET;
-  if (copy_flat(dst, src)) return ND_OK;
+  if (!nd_is_readonly(dst) && copy_flat(dst, src)) return ND_OK;
   nd_err scratch; /* nd_expand's own message is replaced below */
   scratch.code = ND_OK;
   scratch.base = e->base;
@@ -234,7 +234,7 @@ static nd_status fill_with(nd_err *e, const nd_tensor *dst, const char *fn,
   if (nd_numel(dst) == 0) return ND_OK;
   /* A 0-d source header on a local element, broadcast by nd_iter. */
   union { double d; int64_t i; } cell;
-  nd_storage st = {&cell, sizeof cell, 1, NULL, NULL};
+  nd_storage st = {&cell, sizeof cell, 1, NULL, NULL, 0};
   nd_tensor src = {&st, 0, is_int ? ND_INT64 : ND_FLOAT64, 0, {0}, {0}};
   if (is_int) cell.i = vi; else cell.d = v;
   nd_tensor s = src;

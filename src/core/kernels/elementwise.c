@@ -50,7 +50,7 @@ static void make_scalar(cell *c, const nd_operand *o, int dt) {
   int isf = o->dtype == ND_FLOAT64;
   nd_convert(dt, c->v.b, 0, isf ? ND_FLOAT64 : ND_INT64,
              isf ? (const char *)&fv : (const char *)&iv, 0, 1);
-  c->st = (nd_storage){&c->v, sizeof c->v, 1, NULL, NULL};
+  c->st = (nd_storage){&c->v, sizeof c->v, 1, NULL, NULL, 0};
   c->t.storage = &c->st; /* 0-d: nothing reads its dims */
   c->t.offset = 0;
   c->t.dtype = dt;
@@ -68,7 +68,8 @@ static int small_run(nd_tensor *out, int mode, int nin, const nd_operand *in,
                      int rdt, const int *kin, int kout, nd_loop_fn kernel,
                      void *kctx, int64_t grain) {
   if ((mode != ND_OUT && mode != ND_INPLACE) || !out || !out->storage ||
-      out->dtype != kout || rdt != kout || !nd_is_contiguous(out))
+      out->dtype != kout || rdt != kout || !nd_is_contiguous(out) ||
+      nd_is_readonly(out)) /* the general path refuses it */
     return 0;
   int64_t n = nd_numel(out), eo = esize(kout);
   if (n == 0 || n >= grain) return 0;
