@@ -63,13 +63,10 @@ static int l_full(lua_State *L) {
   nd_err e = ndL_err();
   NDL_CALL_AS(L, "full", e, nd_empty(&e, t, dtype, n, size));
   ndL_charge(L, t);
-  int64_t i;
-  if (vt == LUA_TBOOLEAN)
-    nd_fill_i64(&e, t, lua_toboolean(L, 2));
-  else if (ndL_integral(L, 2, &i))
-    nd_fill_i64(&e, t, i);
-  else
-    nd_fill(&e, t, lua_tonumber(L, 2));
+  nd_status st = ND_OK;
+  e.fn = "full";
+  ndL_fill_value(L, 2, t, &e, &st);
+  if (st) ndL_raise(L, &e);
   return 1;
 }
 
