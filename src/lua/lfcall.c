@@ -79,8 +79,11 @@ int ndL_into_end(ndL_into *in, nd_status st) {
 
 nd_status ndL_value0(nd_err *e, nd_tensor *v, int dtype, int isbool,
                      double x) {
-  if (nd_empty(e, v, dtype, 0, NULL)) return e->code;
-  return nd_fill_number(e, v, isbool ? x != 0 : x);
+  nd_operand s; /* checked first: a refused value leaves v unset */
+  nd_operand_number(&s, isbool ? x != 0 : x);
+  if (nd_scalar_fits(e, "fill_", dtype, &s) || nd_empty(e, v, dtype, 0, NULL))
+    return e->code;
+  return nd_fill_scalar(e, v, &s);
 }
 
 enum { K_NIL, K_NUM, K_BOOL, K_DTYPE, K_TENSOR, K_DIMS, K_LIST };
@@ -647,10 +650,15 @@ static int f_tensor(call *c) {
   int dt = dtype_at(c, 1, k == K_BOOL ? ND_BOOL : ND_FLOAT64);
   int64_t n = k == K_DIMS ? (int64_t)c->x[0] : 1;
   const double *x = k == K_DIMS ? dv(c, 0) : c->x;
-  if (dt < 0 || nd_empty(c->e, c->r[0], dt, k == K_DIMS, &n)) return REFUSED;
+  if (dt < 0) return REFUSED;
+  nd_operand s;
+  for (int64_t i = 0; i < n; i++) { /* every value first: nothing allocated */
+    nd_operand_number(&s, k == K_BOOL ? x[i] != 0 : x[i]);
+    if (nd_scalar_fits(c->e, "tensor", dt, &s)) return REFUSED;
+  }
+  if (nd_empty(c->e, c->r[0], dt, k == K_DIMS, &n)) return REFUSED;
   for (int64_t i = 0; i < n; i++) /* row-major from offset 0 */
-    if (nd_store_number(c->e, c->r[0], i, k == K_BOOL ? x[i] != 0 : x[i]))
-      return REFUSED;
+    nd_store_number(c->e, c->r[0], i, k == K_BOOL ? x[i] != 0 : x[i]);
   return MADE;
 }
 static int f_arange(call *c) { /* ([start,] stop [, step]) [, dtype] */

@@ -34,13 +34,12 @@ static const nd_tensor *value_arg(lua_State *L, int idx, int dtype,
   if (ty != LUA_TNUMBER && ty != LUA_TBOOLEAN)
     ndL_error(L, "%s: %s must be a number, boolean or tensor, got %s", fn,
                what, luaL_typename(L, idx));
+  ndL_check_value(L, idx, dtype, fn); /* nd_scalar_fits's rule */
   v = ndL_new(L);
   nd_err e = ndL_err();
   nd_status st;
   NDL_CALL_AS(L, fn, e, nd_empty(&e, v, dtype, 0, NULL));
-  e.fn = fn; /* the value is written under nd_scalar_fits's rule */
-  ndL_fill_value(L, idx, v, &e, &st);
-  if (st) ndL_raise(L, &e);
+  ndL_fill_value(L, idx, v, &e, &st); /* checked: cannot fail */
   return v;
 }
 

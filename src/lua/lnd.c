@@ -216,6 +216,13 @@ int ndL_scalar(lua_State *L, int idx, int dtype, nd_operand *s) {
   return 1;
 }
 
+void ndL_check_value(lua_State *L, int idx, int dtype, const char *fn) {
+  nd_operand s;
+  nd_err e = ndL_err();
+  if (ndL_scalar(L, idx, dtype, &s) && nd_scalar_fits(&e, fn, dtype, &s))
+    ndL_raise(L, &e);
+}
+
 int ndL_fill_value(lua_State *L, int idx, const nd_tensor *t, nd_err *e,
                    nd_status *st) {
   nd_operand s;
