@@ -55,7 +55,12 @@ extern "C" {
   X(INT32, int32, int32_t, 'i')          \
   X(INT64, int64, int64_t, 'i')          \
   X(UINT8, uint8, uint8_t, 'u')          \
-  X(BOOL, bool, uint8_t, 'b')
+  X(BOOL, bool, uint8_t, 'b')            \
+  X(INT8, int8, int8_t, 'i')             \
+  X(INT16, int16, int16_t, 'i')          \
+  X(UINT16, uint16, uint16_t, 'u')       \
+  X(UINT32, uint32, uint32_t, 'u')       \
+  X(UINT64, uint64, uint64_t, 'u')
 
 typedef enum nd_dtype {
 #define ND_X_ENUM(E, name, T, kind) ND_##E,
@@ -113,7 +118,7 @@ typedef struct nd_tensor {
 const char *nd_dtype_name(int dtype);          /* "float32", ... or "?" */
 int nd_dtype_from_name(const char *name);      /* -1 when unknown */
 int64_t nd_dtype_size(int dtype);              /* bytes per element */
-int nd_promote_types(int a, int b);            /* PyTorch's, for tensors */
+int nd_promote_types(int a, int b); /* tensors': PyTorch's, NumPy's for u16-u64 */
 char nd_dtype_kind(int dtype);                 /* 'f' 'i' 'u' 'b' */
 
 /* "{2,3,4}" into buf, as error messages quote shapes; ND_SIZES_BUF always
@@ -638,6 +643,19 @@ typedef struct nd_operand {
   double f;
   int64_t i;
 } nd_operand;
+/* A value (t NULL; dtype ND_INT64 in i, ND_UINT64 with i's bits, or
+ * ND_FLOAT64 in f) written into a tensor of dtype dt must be one of its
+ * values: ND_EINVAL otherwise (integers out of range, NaN or infinities
+ * into integers, finite numbers beyond float32's range into float32;
+ * fractions truncate toward zero). nd_fill_scalar fills under that rule;
+ * nd_set and nd_set_i64 follow it, nd_fill and nd_fill_i64 convert as
+ * copies do. */
+nd_status nd_scalar_fits(nd_err *e, const char *fn, int dt,
+                         const nd_operand *s);
+nd_status nd_fill_scalar(nd_err *e, const nd_tensor *dst,
+                         const nd_operand *s);
+nd_status nd_set_scalar(nd_err *e, const nd_tensor *t, const int64_t *idx,
+                        const nd_operand *s);
 /* Where a result goes: ND_NEW allocates it into the unset out, laid out in
  * the inputs' memory order; ND_OUT writes into out, which must have exactly
  * the result's shape and dtype; ND_INPLACE writes into out (the first

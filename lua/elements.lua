@@ -1,8 +1,10 @@
 -- One element at a time under LuaJIT: t:get, t:set, t:item, t[i] and
 -- M[{i, j}] read and write through the FFI (a few ns instead of a classic
--- C API call), and int64 elements come back exact: a number up to 2^53, a
--- boxed int64_t beyond (1LL << 60), as the contract says. Values written
--- may be int64_t/uint64_t cdata too. C finds the element (src/lua/lffi.c's
+-- C API call), and int64 and uint64 elements come back exact: a number up
+-- to 2^53, a boxed int64_t / uint64_t beyond (1LL << 60, as LuaJIT's FFI
+-- reads them), as the contract says. Values written may be
+-- int64_t/uint64_t cdata too; every write follows C's rule
+-- (nd_scalar_fits: a value the dtype cannot hold raises). C finds the element (src/lua/lffi.c's
 -- offset: up to four positions, the classic binding's rule) and writes it
 -- (store: set's conversion); when a position does not name an element,
 -- the classic function is called instead and raises the error.
@@ -11,6 +13,7 @@ return function(ext)
   local ffi = ext.ffi
   if not ffi then return end
   local nd, methods, C, mt, lib = ext.nd, ext.methods, ext.C, ext.metatable, ext.lib
+  local err = ext.ffi.new(ext.ffi.typeof(ext.err)) -- unnamed: its message is raised as is
   local writable, live = ext.writable, ext.live
   local offset, store, store_i64 = lib.offset, lib.store, lib.store_i64
   local c_get, c_set, c_item, c_totable = C.get, C.set, C.item, C.totable
@@ -22,7 +25,8 @@ return function(ext)
   local EXACT = 2 ^ 53
   local ptr = {}
   for id, d in pairs(ext.dtype) do ptr[id] = ffi.typeof(d.ctype .. " *") end
-  local INT64, BOOL = ext.dtype_id.int64, ext.dtype_id.bool -- int64: read and written exactly
+  -- int64 and uint64: read and written exactly
+  local INT64, UINT64, BOOL = ext.dtype_id.int64, ext.dtype_id.uint64, ext.dtype_id.bool
   local int64_t, uint64_t = ffi.typeof("int64_t"), ffi.typeof("uint64_t")
 
   -- The offset of the element at (i1, ..., in) of h, or -1.
@@ -50,29 +54,28 @@ return function(ext)
     local v = cast(ptr[dt], p)[off]
     if dt == BOOL then return v ~= 0 end
     if dt == INT64 and v >= -EXACT and v <= EXACT then return tonumber(v) end
+    if dt == UINT64 and v <= EXACT then return tonumber(v) end
     return v
   end
   local function read(h, off) return value(h.dtype, h.storage.data, off) end
   ext.value = value
 
   -- Writes v (a number, boolean or 64-bit integer cdata) at off; false
-  -- for anything else (the classic function raises).
+  -- for anything else, or a number the dtype cannot hold (the classic
+  -- function raises); a cdata it cannot hold raises C's message here.
   local function write(h, off, v)
     local tv = type(v)
     if tv == "number" then
-      store(h, off, v)
+      return store(err, h, off, v) == 0
     elseif tv == "boolean" then
-      store(h, off, v and 1 or 0)
+      return store(err, h, off, v and 1 or 0) == 0
     elseif tv == "cdata" and (istype(int64_t, v) or istype(uint64_t, v)) then
-      if h.dtype == INT64 or istype(int64_t, v) then
-        store_i64(h, off, v) -- a uint64_t into int64 wraps, as integer casts do
-      else
-        store(h, off, tonumber(v))
+      if store_i64(err, h, off, v, istype(uint64_t, v) and 1 or 0) ~= 0 then
+        error(ffi.string(err.msg), 3)
       end
-    else
-      return false
+      return true
     end
-    return true
+    return false
   end
 
   local function get(t, ...)
@@ -108,19 +111,17 @@ return function(ext)
   -- from a row-major copy (element k at k).
   local function totable(t, ...)
     local r = c_totable(t, ...) -- C raises on arguments it does not take
-    if live(t).dtype ~= INT64 or type(r) ~= "table" then return r end
+    local dt = live(t).dtype
+    if (dt ~= INT64 and dt ~= UINT64) or type(r) ~= "table" then return r end
     local c = t:contiguous()
-    local p, k = cast(ptr[INT64], lib.data(live(c))), 0
+    local p, k = cast(ptr[dt], lib.data(live(c))), 0
     local function fix(tab)
       for i = 1, #tab do
         local v = tab[i]
         if type(v) == "table" then
           fix(v)
         else
-          if v >= EXACT or v <= -EXACT then
-            local x = p[k]
-            tab[i] = (x >= -EXACT and x <= EXACT) and tonumber(x) or x
-          end
+          if v >= EXACT or v <= -EXACT then tab[i] = value(dt, p, k) end
           k = k + 1
         end
       end

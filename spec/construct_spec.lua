@@ -158,7 +158,7 @@ describe("arange", function()
     assert_error_matches(function() nd.arange() end, "arange:", "got nil")
     assert_error_matches(function() nd.arange(1e300) end, "arange:", "too many")
     assert_error_matches(function() nd.arange(2 ^ 50) end, "arange:", "not enough memory")
-    assert_error_matches(function() nd.arange(3, "int8") end, "arange:", "unknown dtype int8")
+    assert_error_matches(function() nd.arange(3, "int7") end, "arange:", "unknown dtype int7")
   end)
 end)
 

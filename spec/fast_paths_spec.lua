@@ -160,7 +160,8 @@ describe("fast views and elements", function()
   end)
 
   it("clamp, where and lerp into out and in place are the classic binding's", function()
-    local function mk(dt, v) return nd.tensor(v, dt) end
+    -- (converted, so that -3 saturates into uint8: nd.tensor(v, "uint8") raises)
+    local function mk(dt, v) return nd.tensor(v):to(dt) end
     local operands = {
       function(dt) return mk(dt, { -3, 0.5, 7 }) end,
       function() return 2 end, function() return -1.5 end, function() return nil end,

@@ -57,7 +57,7 @@ describe("small tensors", function()
       function() return nd.full({ 2 }, true) end,
       function() return nd.full({ 16 }, 2 ^ 40, "int64") end,
       function() return nd.full({ 3 }, 3.7, "int32") end,
-      function() return nd.full({ 2 }, -1, "uint8") end,
+      function() return nd.full({ 2 }, 255, "uint8") end,
       function() return nd.full({ 2 }, 0 / 0, "float32") end,
       function() return f32 + g32 end,
       function() return f32 - g32 end,

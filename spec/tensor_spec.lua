@@ -124,10 +124,10 @@ describe("elements", function()
     b:set(2, true)
     assert.same({ false, true }, b:totable())
     local u = nd.zeros(1, "uint8")
-    u:set(1, 300)
-    assert.equals(44, u:get(1)) -- an integer wraps into uint8 (300 - 256)
-    u:set(1, 300.5)
-    assert.equals(255, u:get(1)) -- a fraction saturates, as floats do
+    assert.has_error(function() u:set(1, 300) end) -- uint8 cannot hold it
+    assert.has_error(function() u:set(1, 300.5) end)
+    u:set(1, 255.5)
+    assert.equals(255, u:get(1)) -- a fraction truncates toward zero
   end)
 
   it("item and get on 0-d tensors", function()
@@ -301,13 +301,20 @@ describe("one element at a time", function()
 
   it("writes with the conversion rules, whatever the path", function()
     local i = nd.zeros(3, "int32")
-    i:set(1, 2.9); i[2] = -2.9; i:set(3, 2 ^ 40 + 0.5)
-    assert.same({ 2, -2, 2147483647 }, i:totable()) -- fractions truncate, saturate
-    i:set(1, 2 ^ 32 + 5)
-    assert.equals(5, i:get(1)) -- an integral number wraps, as integers do
+    i:set(1, 2.9); i[2] = -2.9; i:set(3, 2 ^ 31 - 0.5)
+    assert.same({ 2, -2, 2147483647 }, i:totable()) -- fractions truncate
+    -- a value int32 cannot hold raises on every path, writing nothing
+    for _, v in ipairs({ 2 ^ 40 + 0.5, 2 ^ 32 + 5, -2 ^ 31 - 1, 0 / 0 }) do
+      assert.has_error(function() i:set(1, v) end)
+      assert.has_error(function() i[1] = v end)
+      assert.has_error(function() i[{ 1 }] = v end)
+    end
+    assert.same({ 2, -2, 2147483647 }, i:totable())
     local u = nd.zeros(2, "uint8")
-    u[1] = 300; u:set(2, -1)
-    assert.same({ 44, 255 }, u:totable()) -- integers wrap
+    u[1] = 255; u:set(2, 0)
+    assert.same({ 255, 0 }, u:totable())
+    assert.has_error(function() u[1] = 300 end)
+    assert.has_error(function() u:set(2, -1) end)
     local f = nd.zeros(2, "float32")
     f[1] = true; f:set(2, 0.1)
     assert.equals(1, f[1])

@@ -58,3 +58,10 @@ if ok then
   local wr = nd.wrap(buf, ffi.sizeof(buf), "float64", { 3, 4 }, nil, buf)
   wr:add_(1)
 end
+-- The narrower and unsigned integer dtypes: promotion, sums, sorts, and a
+-- refused write (its error is no allocation failure: caught here).
+local i8, u16 = nd.arange(6):char(), nd.arange(6):to("uint16")
+local mix = (i8 + u16):sum(1) + i8:short():cumsum(1):sum()
+local s16 = u16:flip(1):sort()
+local wok = pcall(function() u16[1] = -1 end)
+assert(not wok and mix:dtype() == "int64" and s16:dtype() == "uint16")

@@ -286,10 +286,18 @@ static void test_elements(void) {
   nd_tensor u = ND_UNSET, f = ND_UNSET;
   int64_t one = 1, zero = 0;
   OK(nd_empty(&e, &u, ND_UINT8, 1, &one));
-  OK(nd_set(&e, &u, &zero, 300.7)); /* saturates */
+  e = fresh(); /* a value the dtype cannot hold is refused, nothing written */
+  CHECK(nd_set(&e, &u, &zero, 300.7) == ND_EINVAL);
+  HAS(e, "value 300.69999999999999 cannot be converted to dtype uint8");
+  e = fresh();
+  CHECK(nd_set(&e, &u, &zero, NAN) == ND_EINVAL);
+  OK(nd_set(&e, &u, &zero, 255.7)); /* truncates toward zero */
   OK(nd_get(&e, &u, &zero, &v));
   CHECK(v == 255);
-  OK(nd_set(&e, &u, &zero, NAN)); /* NaN becomes 0, no UB */
+  nd_operand top = {NULL, ND_UINT64, 0, -1}; /* 2^64 - 1 */
+  e = fresh();
+  CHECK(nd_set_scalar(&e, &u, &zero, &top) == ND_EINVAL);
+  OK(nd_fill(&e, &u, NAN)); /* a copy's conversion: NaN becomes 0, no UB */
   OK(nd_get(&e, &u, &zero, &v));
   CHECK(v == 0);
   OK(nd_empty(&e, &f, ND_FLOAT32, 1, &one));

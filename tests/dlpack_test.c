@@ -78,6 +78,23 @@ static void test_export(void) {
   m->deleter(m);
   nd_release(&b);
 
+  /* The integer dtypes as kDLInt / kDLUInt of their bits, both ways. */
+  const struct { int dt; uint8_t code, bits; } ints[] = {
+      {ND_INT8, kDLInt, 8},    {ND_INT16, kDLInt, 16},  {ND_INT32, kDLInt, 32},
+      {ND_INT64, kDLInt, 64},  {ND_UINT8, kDLUInt, 8},  {ND_UINT16, kDLUInt, 16},
+      {ND_UINT32, kDLUInt, 32}, {ND_UINT64, kDLUInt, 64}};
+  for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
+    nd_tensor x = ND_UNSET, y = ND_UNSET;
+    OK(nd_zeros(&e, &x, ints[i].dt, 1, bs));
+    OK(nd_to_dlpack(&e, &x, &m));
+    CHECK(m->dl_tensor.dtype.code == ints[i].code &&
+          m->dl_tensor.dtype.bits == ints[i].bits);
+    OK(nd_from_dlpack(&e, &y, m)); /* takes m */
+    CHECK(y.dtype == ints[i].dt && nd_data(&y) == nd_data(&x));
+    nd_release(&y);
+    nd_release(&x);
+  }
+
   nd_tensor unset = ND_UNSET;
   CHECK(nd_to_dlpack(&e, &unset, &m) == ND_EINVAL && m == NULL);
 

@@ -16,11 +16,12 @@ import warnings
 import numpy as np
 
 warnings.simplefilter("ignore")
-DT = ["float32", "float64", "int32", "int64", "uint8", "bool"]
-NP = {"float32": np.float32, "float64": np.float64, "int32": np.int32,
-      "int64": np.int64, "uint8": np.uint8, "bool": np.bool_}
-RANGE = {"int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1),
-         "uint8": (0, 255)}
+DT = ["float32", "float64", "int32", "int64", "uint8", "bool", "int8",
+      "int16", "uint16", "uint32", "uint64"]
+NP = {d: np.dtype(d).type for d in DT if d != "bool"}
+NP["bool"] = np.bool_
+RANGE = {d: (int(np.iinfo(d).min), int(np.iinfo(d).max)) for d in DT
+         if d not in ("float32", "float64", "bool")}
 inf, nan = math.inf, math.nan
 SRC = {
     "float64": [0.0, -0.0, 0.5, -0.5, 1.9, -1.9, 2.5, -2.5, 127.5, 255.0,
@@ -40,6 +41,13 @@ SRC = {
               2**63 - 1, -2**63, 9007199254740993, -9007199254740993,
               2**53 + 2**29 + 1, -(2**40 + 2**16 + 1)],
     "uint8": [0, 1, 127, 128, 200, 255],
+    "int8": [0, 1, -1, 127, -128, 100, -100],
+    "int16": [0, 1, -1, 127, 128, 255, 256, -129, 32767, -32768, 1000],
+    "uint16": [0, 1, 127, 128, 255, 256, 32767, 32768, 65535, 40000],
+    "uint32": [0, 1, 255, 256, 65535, 65536, 2**31 - 1, 2**31, 2**32 - 1,
+               3000000000],
+    "uint64": [0, 1, 255, 65536, 2**32 - 1, 2**32, 2**53 + 1, 2**63 - 1,
+               2**63, 2**64 - 1, 12345678901234567890],
     "bool": [True, False],
 }
 
@@ -83,7 +91,8 @@ def lua_vals(arr, d):
     for v in arr.tolist():
         if d == "bool":
             items.append("true" if v else "false")
-        elif d == "int64":
+        elif d in ("int64", "uint64"):  # uint64: the bits as an int64's
+            v = v - 2**64 if v >= 2**63 else v
             items.append("{%d, %d}" % (v >> 32, v & 0xFFFFFFFF))
         else:
             items.append(lua_num(v))

@@ -58,6 +58,18 @@ def cast(a, dt):
     return a.astype(t)
 
 
+def written(values, dt):
+    """A Lua number written into a tensor (nd.tensor, fill_) must be a
+    value of the dtype (nd_scalar_fits, PyTorch's rule): else nd raises."""
+    a = np.asarray(values, dtype=np.int64)
+    t = np.dtype(NP[dt])
+    if t.kind in "iu" and a.size:
+        info = np.iinfo(t)
+        if a.min() < info.min or a.max() > info.max:
+            raise Invalid("value out of range for " + dt)
+    return a
+
+
 def tt(a):
     return torch.from_numpy(np.array(a, copy=True, order="C"))
 
@@ -149,7 +161,7 @@ def step(s, vars_):
     k = s["kind"]
     a = vars_.get(s.get("a"))
     if k == "tensor":
-        return cast(np.array(s["values"], dtype=np.int64), s["dtype"]).reshape(s["shape"])
+        return cast(written(s["values"], s["dtype"]), s["dtype"]).reshape(s["shape"])
     n = a.ndim
     if k == "transpose":
         d1, d2 = dim0(s["d1"], n), dim0(s["d2"], n)
@@ -220,7 +232,7 @@ def step(s, vars_):
         return matmul(a, vars_[s["b"]])
     if k == "fill":
         check_writable(a)
-        a[...] = cast(np.array(s["value"], dtype=np.int64), NAME[a.dtype])  # integral: wraps
+        a[...] = cast(written(s["value"], NAME[a.dtype]), NAME[a.dtype])
         return True
     if k == "copy":
         check_writable(a)

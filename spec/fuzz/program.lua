@@ -339,6 +339,15 @@ local function lua_list(l)
   return "{" .. table.concat(p, ", ") .. "}"
 end
 
+-- A Lua number written into a tensor (nd.tensor, fill_) must be a value of
+-- the dtype (nd_scalar_fits): an integer one raises outside its range.
+local function written(dt, v)
+  local lim = LIMITS[dt]
+  local t = v >= 0 and math.floor(v) or math.ceil(v)
+  if lim and (v ~= v or t < lim[1] or t > lim[2]) then error("value out of range") end
+  return v
+end
+
 local function arg(x) -- a variable number or a {num = value} scalar
   if type(x) == "table" then return string.format("%.17g", x.num) end
   return "v" .. x
@@ -346,7 +355,10 @@ end
 
 M.OPS = {
   tensor = {
-    ref = function(s) return from_values(s.dtype, copy_list(s.shape), s.values) end,
+    ref = function(s)
+      for _, v in ipairs(s.values) do written(s.dtype, v) end
+      return from_values(s.dtype, copy_list(s.shape), s.values)
+    end,
     code = function(s)
       return string.format("nd.tensor(%s, %q):reshape(%s)", lua_list(s.values), s.dtype, lua_list(s.shape))
     end,
@@ -503,6 +515,7 @@ M.OPS = {
     write = true,
     ref = function(s, a)
       if overlapping(a) then error("overlap") end
+      written(a.dtype, s.value)
       for _, off in ipairs(offsets(a)) do a.st[off] = cast(a.dtype, s.value) end
     end,
     code = function(s) return string.format("v%d:fill_(%.17g)", s.a, s.value) end,

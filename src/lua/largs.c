@@ -77,6 +77,8 @@ static const sig sigs[] = {
     {"int", "t", NULL},
     {"long", "t", NULL},
     {"byte", "t", NULL},
+    {"char", "t", NULL},
+    {"short", "t", NULL},
     {"bool", "t", NULL},
     {"cat", "tensors [, dim]", NULL},
     {"stack", "tensors [, dim]", NULL},

@@ -59,17 +59,13 @@ static int l_full(lua_State *L) {
     return ndL_error(L, "full: value must be a number or boolean, got %s",
                       luaL_typename(L, 2));
   int dtype = ndL_dtype(L, 3, "full", vt == LUA_TBOOLEAN ? ND_BOOL : ND_FLOAT64);
+  ndL_check_value(L, 2, dtype, "full");
   nd_tensor *t = ndL_new(L);
   nd_err e = ndL_err();
   NDL_CALL_AS(L, "full", e, nd_empty(&e, t, dtype, n, size));
   ndL_charge(L, t);
-  int64_t i;
-  if (vt == LUA_TBOOLEAN)
-    nd_fill_i64(&e, t, lua_toboolean(L, 2));
-  else if (ndL_integral(L, 2, &i))
-    nd_fill_i64(&e, t, i);
-  else
-    nd_fill(&e, t, lua_tonumber(L, 2));
+  nd_status st = ND_OK;
+  ndL_fill_value(L, 2, t, &e, &st); /* checked: cannot fail */
   return 1;
 }
 
@@ -77,6 +73,7 @@ static int l_full(lua_State *L) {
 typedef struct {
   int ndim, kinds; /* kinds: bit 1 numbers seen, bit 2 booleans seen */
   int64_t size[ND_MAX_DIMS];
+  int dtype; /* the dtype asked for, whose values the first pass checks */
 } nest;
 
 static void shape_of(lua_State *L, int idx, nest *s) {
@@ -105,6 +102,7 @@ static void fill_nested(lua_State *L, int idx, nest *s, int d, int64_t *ix,
                  luaL_typename(L, idx), ty == LUA_TSTRING ? " " : "",
                  ty == LUA_TSTRING ? lua_tostring(L, idx) : "");
     s->kinds |= ty == LUA_TNUMBER ? 1 : 2;
+    if (!t && s->dtype >= 0) ndL_check_value(L, idx, s->dtype, "tensor");
     if (t) ndL_set_elem(L, idx, t, ix, "tensor");
     return;
   }
@@ -124,7 +122,7 @@ static void fill_nested(lua_State *L, int idx, nest *s, int d, int64_t *ix,
 }
 
 static int l_tensor(lua_State *L) {
-  nest s = {0, 0, {0}};
+  nest s = {0, 0, {0}, -1};
   int64_t ix[ND_MAX_DIMS];
   nd_err e = ndL_err();
   nd_tensor *src = ndL_test(L, 1);
@@ -140,6 +138,7 @@ static int l_tensor(lua_State *L) {
     return ndL_error(L, "tensor: expected a nested table, number or boolean, "
                       "got %s", luaL_typename(L, 1));
   shape_of(L, 1, &s);
+  s.dtype = ndL_dtype(L, 2, "tensor", -1);
   fill_nested(L, 1, &s, 0, ix, NULL); /* validate and learn the kinds */
   if (s.kinds == 3)
     return ndL_error(L, "tensor: mixes numbers and booleans");

@@ -79,8 +79,11 @@ int ndL_into_end(ndL_into *in, nd_status st) {
 
 nd_status ndL_value0(nd_err *e, nd_tensor *v, int dtype, int isbool,
                      double x) {
-  if (nd_empty(e, v, dtype, 0, NULL)) return e->code;
-  return nd_fill_number(e, v, isbool ? x != 0 : x);
+  nd_operand s; /* checked first: a refused value leaves v unset */
+  nd_operand_number(&s, isbool ? x != 0 : x);
+  if (nd_scalar_fits(e, "fill_", dtype, &s) || nd_empty(e, v, dtype, 0, NULL))
+    return e->code;
+  return nd_fill_scalar(e, v, &s);
 }
 
 enum { K_NIL, K_NUM, K_BOOL, K_DTYPE, K_TENSOR, K_DIMS, K_LIST };
@@ -196,6 +199,8 @@ static int f_double(call *c) { return to_dtype(c, ND_FLOAT64); }
 static int f_int(call *c) { return to_dtype(c, ND_INT32); }
 static int f_long(call *c) { return to_dtype(c, ND_INT64); }
 static int f_byte(call *c) { return to_dtype(c, ND_UINT8); }
+static int f_char(call *c) { return to_dtype(c, ND_INT8); }
+static int f_short(call *c) { return to_dtype(c, ND_INT16); }
 static int f_bool(call *c) { return to_dtype(c, ND_BOOL); }
 static int f_contiguous(call *c) {
   if (nd_is_contiguous(c->t)) return SELF; /* the very same object */
@@ -468,12 +473,9 @@ static int f_masked_scatter_(call *c) {
 
 /* ---- fills, nan_to_num, isclose ---- */
 static int f_fill_(call *c) { /* a number, boolean or 0-d tensor */
-  int64_t i;
   switch (kind(c, 0)) {
   case K_BOOL: return self(nd_fill_i64(c->e, c->t, c->x[0] != 0));
-  case K_NUM:
-    return self(nd_whole(c->x[0], &i) ? nd_fill_i64(c->e, c->t, i)
-                                      : nd_fill(c->e, c->t, c->x[0]));
+  case K_NUM: return self(nd_fill_number(c->e, c->t, c->x[0]));
   default:
     if (c->ts[0]->ndim != 0 || nd_check_writable(c->e, "fill_", c->t))
       return REFUSED;
@@ -648,9 +650,15 @@ static int f_tensor(call *c) {
   int dt = dtype_at(c, 1, k == K_BOOL ? ND_BOOL : ND_FLOAT64);
   int64_t n = k == K_DIMS ? (int64_t)c->x[0] : 1;
   const double *x = k == K_DIMS ? dv(c, 0) : c->x;
-  if (dt < 0 || nd_empty(c->e, c->r[0], dt, k == K_DIMS, &n)) return REFUSED;
+  if (dt < 0) return REFUSED;
+  nd_operand s;
+  for (int64_t i = 0; i < n; i++) { /* every value first: nothing allocated */
+    nd_operand_number(&s, k == K_BOOL ? x[i] != 0 : x[i]);
+    if (nd_scalar_fits(c->e, "tensor", dt, &s)) return REFUSED;
+  }
+  if (nd_empty(c->e, c->r[0], dt, k == K_DIMS, &n)) return REFUSED;
   for (int64_t i = 0; i < n; i++) /* row-major from offset 0 */
-    nd_store_number(c->r[0], i, k == K_BOOL ? x[i] != 0 : x[i]);
+    nd_store_number(c->e, c->r[0], i, k == K_BOOL ? x[i] != 0 : x[i]);
   return MADE;
 }
 static int f_arange(call *c) { /* ([start,] stop [, step]) [, dtype] */
@@ -759,6 +767,8 @@ static const struct {
     {"int", "", 1, "", f_int, 0, 0},
     {"long", "", 1, "", f_long, 0, 0},
     {"byte", "", 1, "", f_byte, 0, 0},
+    {"char", "", 1, "", f_char, 0, 0},
+    {"short", "", 1, "", f_short, 0, 0},
     {"bool", "", 1, "", f_bool, 0, 0},
     {"copy_", "", 0, "T", f_copy_, 0, 0},
     {"cumsum", "", 1, "N", f_cumsum, 0, 0},

@@ -270,8 +270,15 @@ static int64_t offset(const nd_tensor *t, int n, double a, double b, double c,
   return off;
 }
 
-static void store_i64(const nd_tensor *t, int64_t off, int64_t v) {
-  nd_store(t, off, ND_INT64, &v);
+/* Writes under nd_scalar_fits's rule: a number, or a 64-bit integer
+ * cdata (uns: a uint64_t, v its bits). */
+static nd_status store(nd_err *e, const nd_tensor *t, int64_t off, double d) {
+  return nd_store_number(e, t, off, d);
+}
+static nd_status store_i64(nd_err *e, const nd_tensor *t, int64_t off,
+                           int64_t v, int uns) {
+  nd_operand s = {NULL, uns ? ND_UINT64 : ND_INT64, 0, v};
+  return nd_store_scalar(e, t, off, &s);
 }
 
 /* The queries of a header (C.fqueries): t:dim(), numel, size(d),
@@ -328,8 +335,8 @@ static double query(const nd_tensor *t, int q, int n, double d) {
   X(int, index, (T *, const T *, int, const double *), index_view)          \
   X(int64_t, offset, (const T *, int, double, double, double, double),      \
     offset)                                                                 \
-  X(void, store, (const T *, int64_t, double), nd_store_number)                 \
-  X(void, store_i64, (const T *, int64_t, int64_t), store_i64)              \
+  X(S, store, (E *, const T *, int64_t, double), store)                     \
+  X(S, store_i64, (E *, const T *, int64_t, int64_t, int), store_i64)       \
   X(int, small_sized, (T *, int, int, const int64_t *), ndL_small_sized)    \
   X(int, small_of, (T *, const T *), ndL_small_of)                          \
   X(S, ew, (E *, T *, int, int, int, int, const T *, double, const T *,     \
@@ -346,7 +353,7 @@ static const struct { FFI_API(FIELD) } ffi_api = {
     FFI_API(INIT)};
 #define DECL(R, name, params, f) #R " (*" #name ")" #params "; "
 static const char ffi_api_decl[] =
-    "typedef struct ndffi21_api { " FFI_API(DECL) "} ndffi21_api;";
+    "typedef struct ndffi22_api { " FFI_API(DECL) "} ndffi22_api;";
 #undef FIELD
 #undef INIT
 #undef DECL

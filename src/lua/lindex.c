@@ -31,21 +31,15 @@ static const nd_tensor *value_arg(lua_State *L, int idx, int dtype,
   nd_tensor *v = ndL_test(L, idx);
   if (v) return v;
   int ty = lua_type(L, idx);
-  int64_t i;
   if (ty != LUA_TNUMBER && ty != LUA_TBOOLEAN)
     ndL_error(L, "%s: %s must be a number, boolean or tensor, got %s", fn,
                what, luaL_typename(L, idx));
+  ndL_check_value(L, idx, dtype, fn); /* nd_scalar_fits's rule */
   v = ndL_new(L);
   nd_err e = ndL_err();
-  if (ty == LUA_TNUMBER && ndL_integral(L, idx, &i)) { /* exact on 5.3+ */
-    NDL_CALL_AS(L, fn, e, nd_empty(&e, v, dtype, 0, NULL));
-    nd_fill_i64(&e, v, i);
-  } else {
-    int b = ty == LUA_TBOOLEAN;
-    NDL_CALL_AS(L, fn, e, ndL_value0(&e, v, dtype, b,
-                                     b ? lua_toboolean(L, idx)
-                                       : lua_tonumber(L, idx)));
-  }
+  nd_status st;
+  NDL_CALL_AS(L, fn, e, nd_empty(&e, v, dtype, 0, NULL));
+  ndL_fill_value(L, idx, v, &e, &st); /* checked: cannot fail */
   return v;
 }
 

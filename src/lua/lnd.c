@@ -141,10 +141,17 @@ int ndL_dtype(lua_State *L, int idx, const char *fn, int def) {
   if (lua_isnoneornil(L, idx)) return def;
   const char *s = lua_tostring(L, idx);
   int d = lua_type(L, idx) == LUA_TSTRING ? nd_dtype_from_name(s) : -1;
-  if (d < 0)
-    ndL_error(L, "%s: unknown dtype %s (expected float32, float64, int32, "
-               "int64, uint8 or bool)", fn,
-               lua_type(L, idx) == LUA_TSTRING ? s : luaL_typename(L, idx));
+  if (d < 0) { /* the names from the dtype list: "a, b, ... or z" */
+    char names[256] = "";
+    size_t k = 0;
+    for (int i = 0; i < ND_NDTYPES && k < sizeof names; i++)
+      k += (size_t)snprintf(names + k, sizeof names - k, "%s%s",
+                            i == 0 ? "" : i + 1 < ND_NDTYPES ? ", " : " or ",
+                            nd_dtype_name(i));
+    ndL_error(L, "%s: unknown dtype %s (expected %s)", fn,
+               lua_type(L, idx) == LUA_TSTRING ? s : luaL_typename(L, idx),
+               names);
+  }
   return d;
 }
 
@@ -179,6 +186,12 @@ void ndL_push_elem(lua_State *L, const nd_tensor *t, const int64_t *idx) {
   nd_err e = ndL_err();
   double v;
   char kind = nd_dtype_kind(t->dtype);
+#if LUA_VERSION_NUM < 503
+  /* no 64-bit integers: a uint64 above 2^63 - 1 as its (rounded) number,
+   * not as the negative int64 of its bits (LuaJIT reads it again exactly:
+   * lua/elements.lua) */
+  if (t->dtype == ND_UINT64) kind = 'f';
+#endif
   if (kind == 'i' || kind == 'u') {
     int64_t i;
     if (nd_get_i64(&e, t, idx, &i)) ndL_raise(L, &e);
@@ -202,22 +215,52 @@ int ndL_integral(lua_State *L, int idx, int64_t *v) {
   return nd_whole(lua_tonumber(L, idx), v);
 }
 
+int ndL_scalar(lua_State *L, int idx, int dtype, nd_operand *s) {
+  int ty = lua_type(L, idx);
+  s->t = NULL;
+  s->dtype = ND_INT64;
+  if (ty == LUA_TBOOLEAN) {
+    s->i = lua_toboolean(L, idx);
+    return 1;
+  }
+  if (ty != LUA_TNUMBER) return 0;
+#if LUA_VERSION_NUM >= 503
+  /* A uint64 element reads as the integer of its bits (math.ult's
+   * convention), and is written back the same way. */
+  if (dtype == ND_UINT64 && lua_isinteger(L, idx)) s->dtype = ND_UINT64;
+#else
+  (void)dtype;
+#endif
+  if (!ndL_integral(L, idx, &s->i)) {
+    s->dtype = ND_FLOAT64;
+    s->f = lua_tonumber(L, idx);
+  }
+  return 1;
+}
+
+void ndL_check_value(lua_State *L, int idx, int dtype, const char *fn) {
+  nd_operand s;
+  nd_err e = ndL_err();
+  if (ndL_scalar(L, idx, dtype, &s) && nd_scalar_fits(&e, fn, dtype, &s))
+    ndL_raise(L, &e);
+}
+
+int ndL_fill_value(lua_State *L, int idx, const nd_tensor *t, nd_err *e,
+                   nd_status *st) {
+  nd_operand s;
+  if (!ndL_scalar(L, idx, t->dtype, &s)) return 0;
+  *st = nd_fill_scalar(e, t, &s);
+  return 1;
+}
+
 void ndL_set_elem(lua_State *L, int vidx, const nd_tensor *t,
                   const int64_t *idx, const char *fn) {
   nd_err e = ndL_err();
-  nd_status st;
-  int64_t i;
-  int ty = lua_type(L, vidx);
-  if (ty == LUA_TBOOLEAN) {
-    st = nd_set_i64(&e, t, idx, lua_toboolean(L, vidx));
-  } else if (ty == LUA_TNUMBER) {
-    st = ndL_integral(L, vidx, &i) ? nd_set_i64(&e, t, idx, i)
-                                   : nd_set(&e, t, idx, lua_tonumber(L, vidx));
-  } else {
+  nd_operand s;
+  if (!ndL_scalar(L, vidx, t->dtype, &s))
     return (void)ndL_error(L, "%s: value must be a number or boolean, got %s",
                             fn, luaL_typename(L, vidx));
-  }
-  if (st) ndL_raise(L, &e);
+  if (nd_set_scalar(&e, t, idx, &s)) ndL_raise(L, &e);
 }
 
 /* Runs lua/NAME.lua with (C functions table, loader) and returns what it

@@ -230,6 +230,18 @@ int ndL_integral(lua_State *L, int idx, int64_t *v);
 /* Push one element (number, boolean, or int64 as the Lua can hold it). */
 void ndL_push_elem(lua_State *L, const nd_tensor *t, const int64_t *idx);
 /* Write a Lua number or boolean into one element. */
+/* The number or boolean at idx as a value to write into a tensor of
+ * dtype (nd_scalar_fits's operand; integers exact on 5.3+); 0 when it is
+ * neither. */
+int ndL_scalar(lua_State *L, int idx, int dtype, nd_operand *s);
+/* Raises, naming fn, when the number at idx is no value of dtype: for the
+ * constructors, which check before they allocate (a raise must find no
+ * storage in a fresh header). */
+void ndL_check_value(lua_State *L, int idx, int dtype, const char *fn);
+/* fill_ of t with the number or boolean at idx (*st its status); 0 when
+ * the value is neither. */
+int ndL_fill_value(lua_State *L, int idx, const nd_tensor *t, nd_err *e,
+                   nd_status *st);
 void ndL_set_elem(lua_State *L, int vidx, const nd_tensor *t,
                   const int64_t *idx, const char *fn);
 

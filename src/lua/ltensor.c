@@ -165,13 +165,7 @@ static int l_fill_(lua_State *L) {
   if (lua_isnoneornil(L, 2))
     return ndL_error(L, "fill_: value must be a number, boolean or 0-d "
                       "tensor, got %s", luaL_typename(L, 2));
-  if (lua_type(L, 2) == LUA_TBOOLEAN) {
-    st = nd_fill_i64(&e, t, lua_toboolean(L, 2));
-  } else if (lua_type(L, 2) == LUA_TNUMBER) {
-    int64_t i;
-    st = ndL_integral(L, 2, &i) ? nd_fill_i64(&e, t, i)
-                                : nd_fill(&e, t, lua_tonumber(L, 2));
-  } else {
+  if (!ndL_fill_value(L, 2, t, &e, &st)) {
     nd_tensor *v = ndL_test(L, 2);
     if (v && v->ndim != 0)
       return ndL_error(L, "fill_: value must be a number, boolean or 0-d "

@@ -329,19 +329,11 @@ static int l_newindex(lua_State *L) {
                       luaL_typename(L, 2));
   }
   nd_tensor *v = ndL_test(L, 3);
-  int ty = lua_type(L, 3);
-  int64_t i;
   nd_status st;
   if (nd_check_writable(&e, "newindex", r)) ndL_raise(L, &e);
   if (v)
     st = nd_copy(&e, r, v);
-  else if (ty == LUA_TBOOLEAN)
-    st = nd_fill_i64(&e, r, lua_toboolean(L, 3));
-  else if (ty == LUA_TNUMBER && ndL_integral(L, 3, &i))
-    st = nd_fill_i64(&e, r, i);
-  else if (ty == LUA_TNUMBER)
-    st = nd_fill(&e, r, lua_tonumber(L, 3));
-  else
+  else if ((e.fn = "newindex", !ndL_fill_value(L, 3, r, &e, &st)))
     return ndL_error(L, "newindex: value must be a number, boolean or "
                       "tensor, got %s", luaL_typename(L, 3));
   if (st) ndL_raise(L, &e);

@@ -79,21 +79,30 @@ static inline void nd_operand_number(nd_operand *o, double d) {
     o->f = d;
   }
 }
-/* The element at off (nd_store's) written with a number, by that rule:
- * set's write, tensor{...}'s and the fast paths'. */
-static inline void nd_store_number(const nd_tensor *t, int64_t off,
-                                   double d) {
-  int64_t i;
-  if (nd_whole(d, &i))
-    nd_store(t, off, ND_INT64, &i);
-  else
-    nd_store(t, off, ND_FLOAT64, &d);
+/* Where an nd_operand's scalar is, for nd_convert. */
+static inline const void *nd_scalar_bits(const nd_operand *s) {
+  return s->dtype == ND_FLOAT64 ? (const void *)&s->f : (const void *)&s->i;
 }
-/* fill_ with a number, by the same rule. */
+/* The element at off (nd_store's) written with a number by that rule and
+ * checked by nd_scalar_fits: set's write, tensor{...}'s and the fast
+ * paths'. */
+ND_EXPORT nd_status nd_store_scalar(nd_err *e, const nd_tensor *t,
+                                    int64_t off, const nd_operand *s);
+static inline nd_status nd_store_number(nd_err *e, const nd_tensor *t,
+                                        int64_t off, double d) {
+  nd_operand s;
+  nd_operand_number(&s, d);
+  return nd_store_scalar(e, t, off, &s);
+}
+/* fill_ with a number, by the same rules. */
 static inline nd_status nd_fill_number(nd_err *e, const nd_tensor *t,
                                        double d) {
-  int64_t i;
-  return nd_whole(d, &i) ? nd_fill_i64(e, t, i) : nd_fill(e, t, d);
+  nd_operand s;
+  nd_operand_number(&s, d);
+  return nd_fill_scalar(e, t, &s);
 }
+/* The least and greatest values of an integer or bool dtype (hi as a
+ * uint64: 2^64 - 1 is no int64). */
+ND_EXPORT void nd_dtype_bounds(int dtype, int64_t *lo, uint64_t *hi);
 
 #endif

@@ -2,16 +2,19 @@
 #include "nd_dlpack.h"
 #include "core.h"
 
-/* nd dtype <-> DLPack (code, bits), in ND_DTYPES order. */
-static const DLDataType dl_types[ND_NDTYPES] = {
-    {kDLFloat, 32, 1}, {kDLFloat, 64, 1}, {kDLInt, 32, 1},
-    {kDLInt, 64, 1},   {kDLUInt, 8, 1},   {kDLBool, 8, 1},
-};
+/* nd dtype <-> DLPack (code, bits): from its kind and size. */
+static DLDataType dl_type(int d) {
+  char k = nd_dtype_kind(d);
+  DLDataType t = {k == 'f' ? kDLFloat : k == 'i' ? kDLInt
+                  : k == 'u' ? kDLUInt : kDLBool,
+                  (uint8_t)(8 * nd_dtype_size(d)), 1};
+  return t;
+}
 
 static int dtype_from_dl(DLDataType t) {
   if (t.lanes != 1) return -1;
   for (int d = 0; d < ND_NDTYPES; d++)
-    if (dl_types[d].code == t.code && dl_types[d].bits == t.bits) return d;
+    if (dl_type(d).code == t.code && dl_type(d).bits == t.bits) return d;
   return -1;
 }
 
@@ -47,7 +50,7 @@ nd_status nd_to_dlpack(nd_err *e, const nd_tensor *t, DLManagedTensor **out) {
   d->data = nd_data(t);
   d->device = (DLDevice){kDLCPU, 0};
   d->ndim = t->ndim;
-  d->dtype = dl_types[t->dtype];
+  d->dtype = dl_type(t->dtype);
   d->shape = b->shape;
   d->strides = b->strides;
   d->byte_offset = 0;

@@ -8,12 +8,13 @@
 
 static const char MAGIC[] = "\x93NUMPY";
 
-static const struct {
-  char kind;     /* the descr's type letter */
-  int size;
-  int dtype;
-} descrs[] = {{'f', 4, ND_FLOAT32}, {'f', 8, ND_FLOAT64}, {'i', 4, ND_INT32},
-              {'i', 8, ND_INT64},   {'u', 1, ND_UINT8},   {'b', 1, ND_BOOL}};
+/* A dtype's .npy descr is its kind letter and byte size ('<i2', '|u1'):
+ * every dtype so far is one NumPy has under that code. */
+static int descr_dtype(char kind, int bytes) {
+  for (int d = 0; d < ND_NDTYPES; d++)
+    if (nd_dtype_kind(d) == kind && nd_dtype_size(d) == bytes) return d;
+  return -1;
+}
 
 static int little_endian(void) {
   const uint16_t one = 1;
@@ -111,12 +112,18 @@ static nd_status unsupported_descr(nd_err *e, const char *path, const char *p) {
   for (int i = 2; i < n && p[i] >= '0' && p[i] <= '9'; i++)
     bytes = bytes * 10 + (p[i] - '0');
   long long bits = n > 2 && strchr("fiuc", p[1]) ? 8 * bytes : 0;
-  char dt[40];
+  char dt[40], all[400] = "";
   snprintf(dt, sizeof dt, bits ? "%s%lld" : "%s", name, bits);
+  size_t k = 0; /* what nd reads, from the dtype list: "float32 ('<f4'), ..." */
+  for (int d = 0; d < ND_NDTYPES && k < sizeof all; d++) {
+    int64_t size = nd_dtype_size(d);
+    k += (size_t)snprintf(all + k, sizeof all - k, "%s%s ('%c%c%lld')",
+                          d == 0 ? "" : d + 1 < ND_NDTYPES ? ", " : " and ",
+                          nd_dtype_name(d), size == 1 ? '|' : '<',
+                          nd_dtype_kind(d), (long long)size);
+  }
   return nd_fail(e, ND_EIO, "load: %s: unsupported dtype '%.*s' (%s); nd reads "
-                 "float32 ('<f4'), float64 ('<f8'), int32 ('<i4'), int64 "
-                 "('<i8'), uint8 ('|u1') and bool ('|b1'), either byte order",
-                 path, n, p, dt);
+                 "%s, either byte order", path, n, p, dt, all);
 }
 
 static nd_status parse_header(nd_err *e, const char *path, const char *h,
@@ -170,12 +177,11 @@ static nd_status parse_header(nd_err *e, const char *path, const char *h,
   int bytes = 0, found = -1;
   for (const char *q = p + 2; *q && bytes < 100; q++)
     bytes = *q >= '0' && *q <= '9' ? bytes * 10 + (*q - '0') : 1000;
-  for (size_t i = 0; i < sizeof descrs / sizeof *descrs; i++)
-    if (descrs[i].kind == kind && descrs[i].size == bytes) found = (int)i;
+  found = descr_dtype(kind, bytes);
   if (strlen(p) < 3 || found < 0 ||
       !(order == '<' || order == '>' || order == '|' || order == '='))
     return unsupported_descr(e, path, p);
-  *dtype = descrs[found].dtype;
+  *dtype = found;
   *swap = bytes > 1 && order != '|' && order != '=' &&
           (order == '<') != little_endian();
   return ND_OK;
@@ -371,9 +377,9 @@ static int fortran_contiguous(const nd_tensor *t) {
 }
 
 nd_status nd_save_npy(nd_err *e, const char *path, const nd_tensor *t) {
-  static const char *names[ND_NDTYPES] = {
-      [ND_FLOAT32] = "<f4", [ND_FLOAT64] = "<f8", [ND_INT32] = "<i4",
-      [ND_INT64] = "<i8", [ND_UINT8] = "|u1", [ND_BOOL] = "|b1"};
+  const int64_t size = nd_dtype_size(t->dtype);
+  const char descr[4] = {size == 1 ? '|' : '<', nd_dtype_kind(t->dtype),
+                         (char)('0' + size), 0};
   int fortran = !nd_is_contiguous(t) && fortran_contiguous(t);
   nd_tensor c = ND_UNSET;
   if (!fortran && nd_contiguous(e, &c, t)) return nd_err_name(e, "save");
@@ -386,7 +392,7 @@ nd_status nd_save_npy(nd_err *e, const char *path, const nd_tensor *t) {
   if (t->ndim > 1) shape[k - 1] = 0; /* (2, 3) but (4,) */
   int n = snprintf(dict, sizeof dict,
                    "{'descr': '%s', 'fortran_order': %s, 'shape': (%s), }",
-                   names[t->dtype], fortran ? "True" : "False", shape);
+                   descr, fortran ? "True" : "False", shape);
   int total = 10 + n + 1, pad = (64 - total % 64) % 64; /* align to 64 */
   char head[10 + sizeof dict + 64];
   memcpy(head, MAGIC, 6);

@@ -20,12 +20,18 @@
 /* The float type x is, or double when x is an integer, so the
  * float-to-integer branch type-checks for every source. */
 #define CV_REAL(x) __typeof__(_Generic((x), float: 0.0f, default: 0.0))
-/* 2^bits, one past the largest integer D (kind DK) holds. */
-#define CV_TOP(D, DK) ((DK) == 'u' ? 256.0 : sizeof(D) == 4 ? 0x1p31 : 0x1p63)
-/* That integer (2^63 - 1 is no double), and the least. */
-#define CV_MAX(D, DK) \
-  ((DK) == 'u' ? 255 : sizeof(D) == 4 ? INT32_MAX : INT64_MAX)
-#define CV_MIN(D, DK) ((DK) == 'u' ? 0 : sizeof(D) == 4 ? INT32_MIN : INT64_MIN)
+/* One past the largest integer D (kind DK) holds: 2^bits, or 2^(bits-1)
+ * when signed. */
+#define CV_TOP(D, DK)                                                       \
+  (((DK) == 'u' ? 2.0 : 1.0) *                                              \
+   (sizeof(D) == 1 ? 0x1p7 : sizeof(D) == 2 ? 0x1p15                        \
+    : sizeof(D) == 4 ? 0x1p31 : 0x1p63))
+/* That integer as a uint64_t (2^63 - 1 and 2^64 - 1 are no doubles), and
+ * the least. */
+#define CV_MAX(D, DK)                                                       \
+  ((DK) == 'u' ? (uint64_t)(D)-1                                            \
+               : ((uint64_t)1 << (8 * sizeof(D) - 1)) - 1)
+#define CV_MIN(D, DK) ((DK) == 'u' ? 0 : -(int64_t)(CV_MAX(D, DK)) - 1)
 /* The largest value of float type R that is below CV_TOP: casting any R in
  * [lo, this] to D is exact and defined (C gives no meaning to an
  * out-of-range cast), and R values above it are all >= CV_TOP. */
@@ -68,7 +74,7 @@ CV_PICK_FN(double, uint64_t)
     c_ = CV_PICK(c_ < hi_, c_, hi_);                                        \
     if ((DK) != 'u') c_ = CV_PICK(v == v, c_, 0);                           \
     r = (D)c_ +                                                             \
-        (D)(v > hi_) * (D)(CV_MAX(D, DK) - (int64_t)CV_HIF(D, DK, v));      \
+        (D)(v > hi_) * (D)(CV_MAX(D, DK) - (uint64_t)CV_HIF(D, DK, v));      \
   } while (0)
 #define CV_F2I_BRANCHING(D, DK, v, r)                                       \
   r = v != v ? 0                                                            \
@@ -162,6 +168,10 @@ CV_CLONES static void fill_run(char *d, const char *v, int64_t es, int64_t n) {
   for (int64_t k = 1; k < es; k++) same &= v[k] == v[0];
   if (same) {
     memset(d, (unsigned char)v[0], (size_t)(n * es));
+  } else if (es == 2) {
+    uint16_t x, *q = (uint16_t *)(void *)d;
+    memcpy(&x, v, 2);
+    for (int64_t i = 0; i < n; i++) q[i] = x;
   } else if (es == 4) {
     uint32_t x, *q = (uint32_t *)(void *)d;
     memcpy(&x, v, 4);

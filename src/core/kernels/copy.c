@@ -25,6 +25,7 @@ typedef struct { int sdt, ddt; } convert_ctx;
       memcpy(d, s, sizeof(T));                                              \
   }
 MOVE_LOOP(uint8_t)
+MOVE_LOOP(uint16_t)
 MOVE_LOOP(uint32_t)
 MOVE_LOOP(uint64_t)
 
@@ -45,6 +46,7 @@ typedef struct { int64_t n, st[2]; } tiny_ctx;
         memcpy(d + j * dj, s + j * sj, sizeof(T));                          \
   }
 MOVE2_LOOP(uint8_t)
+MOVE2_LOOP(uint16_t)
 MOVE2_LOOP(uint32_t)
 MOVE2_LOOP(uint64_t)
 
@@ -56,7 +58,8 @@ static int try_tiny(nd_iter *it, int64_t es) {
   tiny_ctx c;
   nd_iter_take(it, 0, &c.n, c.st);
   nd_iter_inner(it, j - 1);
-  nd_iter_run(it, es == 1 ? move2_uint8_t : es == 4 ? move2_uint32_t
+  nd_iter_run(it, es == 1 ? move2_uint8_t : es == 2 ? move2_uint16_t
+                  : es == 4 ? move2_uint32_t
                   : move2_uint64_t, &c, 0, nd_iter_outer(it));
   return 1;
 }
@@ -110,7 +113,8 @@ static void copy_same_shape(const nd_tensor *dst, const nd_tensor *src) {
   convert_ctx cc = {src->dtype, dst->dtype};
   if (dst->dtype == src->dtype) {
     if (try_transpose(&it, es) || try_tiny(&it, es)) return;
-    fn = es == 1 ? move_uint8_t : es == 4 ? move_uint32_t : move_uint64_t;
+    fn = es == 1 ? move_uint8_t : es == 2 ? move_uint16_t
+         : es == 4 ? move_uint32_t : move_uint64_t;
   } else {
     fn = convert_loop;
   }
@@ -229,14 +233,14 @@ nd_status nd_contiguous(nd_err *e, nd_tensor *out, const nd_tensor *t) {
 
 /* ---- fill: one element written, then a doubling broadcast copy ---- */
 static nd_status fill_with(nd_err *e, const nd_tensor *dst, const char *fn,
-                           int is_int, double v, int64_t vi) {
+                           int sdt, const void *v) {
   if (nd_check_writable(e, fn, dst)) return e->code;
   if (nd_numel(dst) == 0) return ND_OK;
   /* A 0-d source header on a local element, broadcast by nd_iter. */
   union { double d; int64_t i; } cell;
+  memcpy(&cell, v, sizeof cell);
   nd_storage st = {&cell, sizeof cell, 1, NULL, NULL, 0};
-  nd_tensor src = {&st, 0, is_int ? ND_INT64 : ND_FLOAT64, 0, {0}, {0}};
-  if (is_int) cell.i = vi; else cell.d = v;
+  nd_tensor src = {&st, 0, sdt, 0, {0}, {0}};
   nd_tensor s = src;
   s.ndim = dst->ndim;
   for (int i = 0; i < dst->ndim; i++) { s.size[i] = dst->size[i]; s.stride[i] = 0; }
@@ -245,10 +249,15 @@ static nd_status fill_with(nd_err *e, const nd_tensor *dst, const char *fn,
 }
 
 nd_status nd_fill(nd_err *e, const nd_tensor *dst, double v) {
-  return fill_with(e, dst, "fill_", 0, v, 0);
+  return fill_with(e, dst, "fill_", ND_FLOAT64, &v);
 }
 nd_status nd_fill_i64(nd_err *e, const nd_tensor *dst, int64_t v) {
-  return fill_with(e, dst, "fill_", 1, 0, v);
+  return fill_with(e, dst, "fill_", ND_INT64, &v);
+}
+nd_status nd_fill_scalar(nd_err *e, const nd_tensor *dst,
+                         const nd_operand *s) {
+  if (nd_scalar_fits(e, "fill_", dst->dtype, s)) return e->code;
+  return fill_with(e, dst, "fill_", s->dtype, nd_scalar_bits(s));
 }
 
 /* ---- cat ---- */

@@ -182,8 +182,10 @@ ND_DTYPES(CLAMP_LOOP)
 
 /* The unsigned integer of T's size. */
 #define BITS_OF(T)                                                          \
-  _Generic((T)0, float: (uint32_t)0, double: (uint64_t)0,                   \
-           int32_t: (uint32_t)0, int64_t: (uint64_t)0, default: (uint8_t)0)
+  __typeof__(_Generic((T)0, float: (uint32_t)0, double: (uint64_t)0,       \
+           int32_t: (uint32_t)0, int64_t: (uint64_t)0, int16_t: (uint16_t)0, \
+           uint16_t: (uint16_t)0, uint32_t: (uint32_t)0,                    \
+           uint64_t: (uint64_t)0, default: (uint8_t)0))
 #define WHERE_LOOP(E, name, T, kind)                                        \
   KERNEL static void where_##E(char **p, const int64_t *st, int64_t n,   \
                                   void *ctx) {                              \

@@ -14,10 +14,11 @@
 #define KERNEL
 #endif
 
-/* Unsigned arithmetic for integers, plain for floats. */
+/* Unsigned arithmetic for integers (no int promotion either: uint16 *
+ * uint16 overflows int), plain for floats. */
 #define UNS(T, x)                                                           \
-  _Generic((T)0, int32_t: (uint32_t)(x), int64_t: (uint64_t)(x),           \
-           uint8_t: (uint32_t)(x), default: (x))
+  _Generic((T)0, float: (x), double: (x), int64_t: (uint64_t)(x),          \
+           uint64_t: (uint64_t)(x), default: (uint32_t)(x))
 
 #define IS_F32(T) _Generic((T)0, float: 1, default: 0)
 #define FMATH(T, f32, f64, x) (IS_F32(T) ? (T)f32((float)(x)) : (T)f64((double)(x)))

@@ -17,7 +17,10 @@
 static inline int lt0_f(float x) { return x < 0; }
 static inline int lt0_d(double x) { return x < 0; }
 static inline int lt0_i(int64_t x) { return x < 0; }
-#define LT0(x) _Generic((x), float: lt0_f, double: lt0_d, default: lt0_i)(x)
+static inline int lt0_u(uint64_t x) { (void)x; return 0; }
+#define LT0(x)                                                              \
+  _Generic((x), float: lt0_f, double: lt0_d, uint64_t: lt0_u,              \
+           default: lt0_i)(x)
 static inline int inf_f(float x) { return x == INFINITY || x == -INFINITY; }
 static inline int inf_d(double x) { return x == INFINITY || x == -INFINITY; }
 static inline int inf_i(int64_t x) { (void)x; return 0; }
@@ -26,7 +29,7 @@ static inline int inf_i(int64_t x) { (void)x; return 0; }
  * bitwise kernels are never reached. */
 #define IBITS(T, x)                                                         \
   _Generic((T)0, float: (uint64_t)0, double: (uint64_t)0,                   \
-           int64_t: (uint64_t)(x), default: (uint32_t)(x))
+           int64_t: (uint64_t)(x), uint64_t: (x), default: (uint32_t)(x))
 
 static inline float lgamma_f(float x) { int s; return lgammaf_r(x, &s); }
 static inline double lgamma_d(double x) { int s; return lgamma_r(x, &s); }
@@ -70,7 +73,11 @@ static inline int64_t fdiv_i(int64_t a, int64_t b) {
   int64_t q = a / b;
   return a % b != 0 && (a < 0) != (b < 0) ? q - 1 : q;
 }
-#define BYTYPE(T, F32, F64, INT) _Generic((T)0, float: F32, double: F64, default: INT)
+/* uint64 beyond int64: its own, with no sign to fix. */
+static inline uint64_t fmod_u(uint64_t a, uint64_t b) { return b ? a % b : 0; }
+static inline uint64_t fdiv_u(uint64_t a, uint64_t b) { return b ? a / b : 0; }
+#define BYTYPE(T, F32, F64, INT, U64)                                       \
+  _Generic((T)0, float: F32, double: F64, uint64_t: U64, default: INT)
 
 /* ---- unary expressions (T, kind, a) ---- */
 #define FONLY(T, k, f32, f64, a) (k == 'f' ? FMATH(T, f32, f64, a) : (T)0)
@@ -107,9 +114,11 @@ static inline int64_t fdiv_i(int64_t a, int64_t b) {
                          : (T)f64((double)a, (double)b)) : (T)0)
 #define M_ATAN2(T, k, a, b) FONLY2(T, k, atan2f, atan2, a, b)
 #define M_HYPOT(T, k, a, b) FONLY2(T, k, hypotf, hypot, a, b)
-#define M_FMOD(T, k, a, b) ((T)BYTYPE(T, fmodf, fmod, fmod_i)(a, b))
-#define M_REMAINDER(T, k, a, b) ((T)BYTYPE(T, rem_f, rem_d, rem_i)(a, b))
-#define M_FLOOR_DIVIDE(T, k, a, b) ((T)BYTYPE(T, fdiv_f, fdiv_d, fdiv_i)(a, b))
+#define M_FMOD(T, k, a, b) ((T)BYTYPE(T, fmodf, fmod, fmod_i, fmod_u)(a, b))
+#define M_REMAINDER(T, k, a, b) \
+  ((T)BYTYPE(T, rem_f, rem_d, rem_i, fmod_u)(a, b))
+#define M_FLOOR_DIVIDE(T, k, a, b) \
+  ((T)BYTYPE(T, fdiv_f, fdiv_d, fdiv_i, fdiv_u)(a, b))
 #define M_LOGICAL_AND(T, k, a, b) ((a != 0) & (b != 0))
 #define M_LOGICAL_OR(T, k, a, b) ((a != 0) | (b != 0))
 #define M_LOGICAL_XOR(T, k, a, b) ((a != 0) ^ (b != 0))
@@ -200,9 +209,9 @@ typedef struct { double rtol, atol; int equal_nan; } close_args;
 #define CLOSE_EXPR(T, k, a, b)                                              \
   (a == b || (cx->equal_nan && NANQ(a) && NANQ(b)) ||                       \
    (k == 'f' && !INFQ((T)(a - b)) &&                                        \
-    ((a - b) < 0 ? (b - a) : (a - b)) <=                                    \
-        (T)cx->atol + ((T)cx->rtol * b < 0 ? -((T)cx->rtol * b)             \
-                                           : (T)cx->rtol * b)))
+    (LT0((T)(a - b)) ? (b - a) : (a - b)) <=                                \
+        (T)cx->atol + (LT0((T)((T)cx->rtol * b)) ? -((T)cx->rtol * b)       \
+                                                 : (T)cx->rtol * b)))
 #define CLOSE_LOOP(E, name, T, kind)                                        \
   KERNEL static void close_##E(char **p, const int64_t *st, int64_t n,   \
                                   void *ctx) {                              \
@@ -479,6 +488,11 @@ POWI_FN(double)
 #define powi_int32_t(x, n) (x)
 #define powi_int64_t(x, n) (x)
 #define powi_uint8_t(x, n) (x)
+#define powi_int8_t(x, n) (x)
+#define powi_int16_t(x, n) (x)
+#define powi_uint16_t(x, n) (x)
+#define powi_uint32_t(x, n) (x)
+#define powi_uint64_t(x, n) (x)
 #define M_CUBE(T, k, a)                                                     \
   (k == 'f' ? a * a * a : (T)(UNS(T, a) * UNS(T, a) * UNS(T, a)))
 /* x^0.5 and x^-0.5 as IEEE pow: +0 for -0 and +inf for -inf (sqrt gives

@@ -59,15 +59,13 @@ static int small_fast(nd_err *e, nd_tensor *out, int mode, int op,
        memcmp(out->size, x->size, sizeof(int64_t) * (size_t)x->ndim) ||
        !nd_is_contiguous(out) || nd_is_readonly(out))) /* general path refuses */
     return 0;
-  union { float f32; double f64; int32_t i32; int64_t i64; uint8_t u8; } v;
+  union { float f32; double f64; int64_t i64; } v;
   if (s) {
     switch (dt) {
     case ND_FLOAT32: v.f32 = s->dtype == ND_FLOAT64 ? (float)s->f : (float)s->i; break;
     case ND_FLOAT64: v.f64 = s->dtype == ND_FLOAT64 ? s->f : (double)s->i; break;
-    case ND_INT32: v.i32 = (int32_t)(uint32_t)s->i; break;
-    case ND_INT64: v.i64 = s->i; break;
-    case ND_UINT8: v.u8 = (uint8_t)s->i; break;
-    default: return 0;
+    default: /* an integer: wraps into the dtype, as integer ops do */
+      nd_convert(dt, (char *)&v, 0, ND_INT64, (const char *)&s->i, 0, 1);
     }
   }
   char *px = data_of(x, es), *py = y ? data_of(y, es) : (char *)&v;
@@ -198,10 +196,12 @@ static nd_operand no_bound(int dt, int lo) {
     o.dtype = ND_FLOAT64;
     o.f = lo ? -INFINITY : INFINITY;
     break;
-  case ND_INT32: o.i = lo ? INT32_MIN : INT32_MAX; break;
-  case ND_INT64: o.i = lo ? INT64_MIN : INT64_MAX; break;
-  case ND_UINT8: o.i = lo ? 0 : 255; break;
-  default: o.i = lo ? 0 : 1; break;
+  default: { /* uint64's top travels as -1, its bits */
+    int64_t min;
+    uint64_t max;
+    nd_dtype_bounds(dt, &min, &max);
+    o.i = lo ? min : (int64_t)max;
+  }
   }
   return o;
 }

@@ -169,6 +169,8 @@ enum { MOVE_GATHER, MOVE_SCATTER, MOVE_ADD };
   }
 MOVE_LOOPS(uint8_t, int32_t)
 MOVE_LOOPS(uint8_t, int64_t)
+MOVE_LOOPS(uint16_t, int32_t)
+MOVE_LOOPS(uint16_t, int64_t)
 MOVE_LOOPS(uint32_t, int32_t)
 MOVE_LOOPS(uint32_t, int64_t)
 MOVE_LOOPS(uint64_t, int32_t)
@@ -247,6 +249,9 @@ static nd_loop_fn move_loop(int op, int dtype, int index_dtype) {
   case 1:
     return op == MOVE_GATHER ? (i32 ? gather_uint8_t_int32_t : gather_uint8_t_int64_t)
                              : (i32 ? scatter_uint8_t_int32_t : scatter_uint8_t_int64_t);
+  case 2:
+    return op == MOVE_GATHER ? (i32 ? gather_uint16_t_int32_t : gather_uint16_t_int64_t)
+                             : (i32 ? scatter_uint16_t_int32_t : scatter_uint16_t_int64_t);
   case 4:
     return op == MOVE_GATHER ? (i32 ? gather_uint32_t_int32_t : gather_uint32_t_int64_t)
                              : (i32 ? scatter_uint32_t_int32_t : scatter_uint32_t_int64_t);

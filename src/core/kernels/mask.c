@@ -73,13 +73,14 @@ static int64_t count_true(const nd_tensor *mv) {
       if (*m) memcpy(d, &v, sizeof v);                                      \
   }
 FILL_LOOP(uint8_t)
+FILL_LOOP(uint16_t)
 FILL_LOOP(uint32_t)
 FILL_LOOP(uint64_t)
 
-static nd_loop_fn by_size(int dtype, nd_loop_fn f1, nd_loop_fn f4,
-                          nd_loop_fn f8) {
+static nd_loop_fn by_size(int dtype, nd_loop_fn f1, nd_loop_fn f2,
+                          nd_loop_fn f4, nd_loop_fn f8) {
   int64_t es = nd_dtype_size(dtype);
-  return es == 1 ? f1 : es == 4 ? f4 : f8;
+  return es == 1 ? f1 : es == 2 ? f2 : es == 4 ? f4 : f8;
 }
 
 nd_status nd_masked_fill(nd_err *e, const nd_tensor *t, const nd_tensor *mask,
@@ -96,7 +97,7 @@ nd_status nd_masked_fill(nd_err *e, const nd_tensor *t, const nd_tensor *mask,
   const nd_tensor *ops[2] = {t, &mv};
   nd_iter it;
   nd_iter_init(&it, 2, ops);
-  nd_iter_run(&it, by_size(t->dtype, mfill_uint8_t, mfill_uint32_t,
+  nd_iter_run(&it, by_size(t->dtype, mfill_uint8_t, mfill_uint16_t, mfill_uint32_t,
                            mfill_uint64_t), &v, 0, nd_iter_outer(&it));
   return ND_OK;
 }
@@ -131,6 +132,7 @@ typedef struct {
     x->j = j;                                                               \
   }
 SELECT_LOOP(uint8_t)
+SELECT_LOOP(uint16_t)
 SELECT_LOOP(uint32_t)
 SELECT_LOOP(uint64_t)
 
@@ -147,7 +149,7 @@ nd_status nd_masked_select(nd_err *e, nd_tensor *out, const nd_tensor *t,
   const nd_tensor *ops[3] = {&pc, t, &mv};
   nd_iter it;
   nd_iter_init(&it, 3, ops);
-  nd_iter_run(&it, by_size(t->dtype, msel_uint8_t, msel_uint32_t,
+  nd_iter_run(&it, by_size(t->dtype, msel_uint8_t, msel_uint16_t, msel_uint32_t,
                            msel_uint64_t), &x, 0, nd_iter_outer(&it));
   return ND_OK;
 }
@@ -163,6 +165,7 @@ nd_status nd_masked_select(nd_err *e, nd_tensor *out, const nd_tensor *t,
       if (*m) memcpy(d, s + x->j++, sizeof(T));                             \
   }
 SCATTER_LOOP(uint8_t)
+SCATTER_LOOP(uint16_t)
 SCATTER_LOOP(uint32_t)
 SCATTER_LOOP(uint64_t)
 
@@ -186,7 +189,7 @@ nd_status nd_masked_scatter(nd_err *e, const nd_tensor *t,
   const nd_tensor *ops[3] = {&pc, t, &mv};
   nd_iter it;
   nd_iter_init(&it, 3, ops);
-  nd_iter_run(&it, by_size(t->dtype, mscat_uint8_t, mscat_uint32_t,
+  nd_iter_run(&it, by_size(t->dtype, mscat_uint8_t, mscat_uint16_t, mscat_uint32_t,
                            mscat_uint64_t), &x, 0, nd_iter_outer(&it));
   nd_release(&c);
   return ND_OK;

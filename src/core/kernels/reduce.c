@@ -68,9 +68,12 @@ enum { K_SUM, K_FSUM, K_SQSUM, K_PROD, K_MIN, K_MAX, K_ALL, K_ANY, K_N };
 #define SUMACC(T) __typeof__(_Generic((T)0, float: 0.0, double: 0.0, default: (uint64_t)0))
 #define SUMBLK(T, A) __typeof__(_Generic((T)0, float: 0.0f, default: (A)0))
 #define MAXID(T) _Generic((T)0, float: -INFINITY, double: -INFINITY, int32_t: INT32_MIN, \
-                          int64_t: INT64_MIN, default: 0)
+                          int64_t: INT64_MIN, int8_t: INT8_MIN, int16_t: INT16_MIN, \
+                          default: 0)
 #define MINID(T) _Generic((T)0, float: INFINITY, double: INFINITY, int32_t: INT32_MAX, \
-                          int64_t: INT64_MAX, default: 255)
+                          int64_t: INT64_MAX, int8_t: INT8_MAX, int16_t: INT16_MAX, \
+                          uint16_t: UINT16_MAX, uint32_t: UINT32_MAX,       \
+                          uint64_t: UINT64_MAX, default: 255)
 
 #define S_ADD(A, a, x) (a + (A)x)
 #define S_SQ(A, a, x) (a + (A)x * (A)x)
@@ -278,12 +281,12 @@ static int acc_dtype(int k, int dt) {
 
 static nd_status fill_identity(nd_err *e, const nd_tensor *acc, int k) {
   int f = nd_dtype_kind(acc->dtype) == 'f';
-  int64_t lo = acc->dtype == ND_INT32 ? INT32_MIN : acc->dtype == ND_INT64 ? INT64_MIN : 0;
-  int64_t hi = acc->dtype == ND_INT32 ? INT32_MAX : acc->dtype == ND_INT64
-               ? INT64_MAX : acc->dtype == ND_UINT8 ? 255 : 1;
+  int64_t lo;
+  uint64_t hi;
+  nd_dtype_bounds(acc->dtype, &lo, &hi); /* floats: unused */
   switch (k) {
   case K_PROD: case K_ALL: return nd_fill_i64(e, acc, 1);
-  case K_MIN: return f ? nd_fill(e, acc, INFINITY) : nd_fill_i64(e, acc, hi);
+  case K_MIN: return f ? nd_fill(e, acc, INFINITY) : nd_fill_i64(e, acc, (int64_t)hi);
   case K_MAX: return f ? nd_fill(e, acc, -INFINITY) : nd_fill_i64(e, acc, lo);
   default: return nd_fill_i64(e, acc, 0);
   }
@@ -476,7 +479,10 @@ nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
   if (nd_reduced_mask(e, fn, t, ndims, dims, red)) return e->code;
   int k = kof[op], dt = t->dtype, ad = acc_dtype(k, dt);
   int fl = nd_dtype_kind(dt) == 'f';
-  int od = op == ND_R_SUM || op == ND_R_PROD ? (fl ? dt : ND_INT64)
+  /* sum/prod of bool and integers up to 32 bits: int64 (PyTorch), of
+   * uint64: uint64 (NumPy; the int64 accumulator holds its bits) */
+  int od = op == ND_R_SUM || op == ND_R_PROD
+               ? (fl || dt == ND_UINT64 ? dt : ND_INT64)
            : op == ND_R_MEAN || op == ND_R_NORM ? (fl ? dt : ND_FLOAT64)
            : op == ND_R_ALL || op == ND_R_ANY ? ND_BOOL : dt;
   int64_t ks[ND_MAX_DIMS], os[ND_MAX_DIMS], N = 1, M = 1;
@@ -604,7 +610,9 @@ enum { AB = 512 };
  * the default clone) and the signed integer type of their compare masks. */
 #define VB 32
 #define MASKT(T) __typeof__(_Generic((T)0, float: (int32_t)0, double: (int64_t)0, \
-  int32_t: (int32_t)0, int64_t: (int64_t)0, default: (signed char)0))
+  int32_t: (int32_t)0, int64_t: (int64_t)0, int16_t: (int16_t)0,            \
+  uint16_t: (int16_t)0, uint32_t: (int32_t)0, uint64_t: (int64_t)0,           \
+  default: (signed char)0))
 #define VSEL(VT, VM, m, a, b) ((VT)(((VM)(a) & (m)) | ((VM)(b) & ~(m))))
 /* acc = v where v is better or NaN (a NaN in acc stays). */
 #define ARGV_STEP(E, ismax, acc, v)                                         \

@@ -3,7 +3,7 @@
  * inner); the result, also row-major, is its own running accumulator, so
  * memory is walked in order whatever the dim. Floats keep their dtype and
  * accumulate in it (as NumPy and PyTorch do); integers and bool give int64
- * and wrap. */
+ * (uint64 stays uint64, as sum) and wrap. */
 #ifndef __clang__ /* clang vectorises these loops at -O2 already */
 #pragma GCC optimize("O3")
 #endif
@@ -50,7 +50,8 @@ static nd_status scan(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
     if (dim < 0) dim += t->ndim;
     if (nd_check_dim(e, fn, dim, t->ndim)) return e->code;
   }
-  int od = nd_dtype_kind(t->dtype) == 'f' ? t->dtype : ND_INT64;
+  int od = nd_dtype_kind(t->dtype) == 'f' || t->dtype == ND_UINT64
+               ? t->dtype : ND_INT64;
   nd_tensor c = ND_UNSET;
   if (nd_alloc_tensor(e, out, od, t->ndim, t->size, false))
     return nd_err_name(e, fn);

@@ -37,10 +37,13 @@ static inline uint64_t okey_f64(double x) {
 }
 static inline uint64_t okey_i32(int32_t x) { return (uint32_t)x ^ 0x80000000u; }
 static inline uint64_t okey_i64(int64_t x) { return (uint64_t)x ^ 1ull << 63; }
-static inline uint64_t okey_u8(uint8_t x) { return x; }
+static inline uint64_t okey_i8(int8_t x) { return (uint8_t)x ^ 0x80u; }
+static inline uint64_t okey_i16(int16_t x) { return (uint16_t)x ^ 0x8000u; }
+static inline uint64_t okey_u(uint64_t x) { return x; }
 #define OKEY(x)                                                             \
   _Generic((x), float: okey_f32, double: okey_f64, int32_t: okey_i32,        \
-           int64_t: okey_i64, default: okey_u8)(x)
+           int64_t: okey_i64, int8_t: okey_i8, int16_t: okey_i16,           \
+           default: okey_u)(x)
 
 /* The value back from its key. */
 static inline float oval_f32(uint64_t k) {
@@ -58,20 +61,19 @@ static inline double oval_f64(uint64_t k) {
 }
 static inline int32_t oval_i32(uint64_t k) { return (int32_t)((uint32_t)k ^ 0x80000000u); }
 static inline int64_t oval_i64(uint64_t k) { return (int64_t)(k ^ 1ull << 63); }
-static inline uint8_t oval_u8(uint64_t k) { return (uint8_t)k; }
+static inline int8_t oval_i8(uint64_t k) { return (int8_t)((uint8_t)k ^ 0x80u); }
+static inline int16_t oval_i16(uint64_t k) { return (int16_t)((uint16_t)k ^ 0x8000u); }
 #define OVAL(T, k)                                                          \
-  _Generic((T)0, float: oval_f32, double: oval_f64, int32_t: oval_i32,       \
-           int64_t: oval_i64, default: oval_u8)(k)
+  ((T)_Generic((T)0, float: oval_f32, double: oval_f64, int32_t: oval_i32,   \
+               int64_t: oval_i64, int8_t: oval_i8, int16_t: oval_i16,       \
+               default: okey_u)(k))
 /* Keys whose value is read back from the element itself: NaN (payload)
  * and zero (sign). */
 #define OSPECIAL(T, k)                                                      \
   _Generic((T)0, float: (k) == 0x80000000u || (k) == UINT32_MAX,             \
            double: (k) == 1ull << 63 || (k) == UINT64_MAX, default: 0)
 
-static int key_bits(int dt) {
-  return dt == ND_FLOAT32 || dt == ND_INT32 ? 32
-         : dt == ND_FLOAT64 || dt == ND_INT64 ? 64 : 8;
-}
+static int key_bits(int dt) { return (int)(8 * nd_dtype_size(dt)); }
 static uint64_t key_mask(int dt) {
   int b = key_bits(dt);
   return b == 64 ? UINT64_MAX : (1ull << b) - 1;

@@ -149,12 +149,14 @@ nd_status nd_randn(nd_err *e, const nd_tensor *t, nd_generator *g) {
 /* Whether every integer in [lo, hi) is a value of dtype. */
 static int representable(int dtype, int64_t lo, int64_t hi) {
   switch (dtype) {
-  case ND_INT32: return lo >= INT32_MIN && hi - 1 <= INT32_MAX;
-  case ND_UINT8: return lo >= 0 && hi - 1 <= 255;
-  case ND_BOOL: return lo >= 0 && hi - 1 <= 1;
   case ND_FLOAT32: return lo >= -(1LL << 24) && hi - 1 <= 1LL << 24;
   case ND_FLOAT64: return lo >= -(1LL << 53) && hi - 1 <= 1LL << 53;
-  default: return 1;
+  default: {
+    int64_t min;
+    uint64_t max;
+    nd_dtype_bounds(dtype, &min, &max);
+    return lo >= min && (hi - 1 < 0 || (uint64_t)(hi - 1) <= max);
+  }
   }
 }
 
