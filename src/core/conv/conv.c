@@ -110,7 +110,9 @@ static void pack(const geom *g, const char *x, int64_t es, int64_t n,
             if (nr > 1) { /* whole rows: one copy, then the row ends */
               memset(d, 0, (size_t)(r0 * W * es));
               memset(d + r1 * W * es, 0, (size_t)((nr - r1) * W * es));
-              if (r1 > r0) {
+              if (r1 > r0 && b <= a) /* the tap misses every row (|tx| >= W) */
+                memset(d + r0 * W * es, 0, (size_t)((r1 - r0) * W * es));
+              else if (r1 > r0) {
                 const int64_t lo = tx < 0 ? -tx : 0, hi = tx > 0 ? tx : 0;
                 const char *s = row + ((iy + r0) * g->xs[1] + lo + tx) * es;
                 char *o = d + (r0 * W + lo) * es;
