@@ -96,6 +96,7 @@ static void pack(const geom *g, const char *x, int64_t es, int64_t n,
           int64_t a, b; /* the run's positions whose tap is inside */
           inside(tx, g->s[2], g->in[2], W, &a, &b);
           if (a < ox) a = ox;
+          if (a > ox + len) a = ox + len; /* all of it past the run */
           if (b > ox + len) b = ox + len;
           if (b < a) b = a;
           /* rows [r0, r1) of the run read input rows inside */
