@@ -96,7 +96,9 @@ typedef struct nd_storage {
   long refs;        /* atomically updated reference count */
   void (*release)(void *data, void *ctx); /* NULL: freed with the allocator */
   void *ctx;
-  int readonly; /* nonzero: every write is refused (nd_check_writable) */
+  int readonly; /* nonzero: every write is refused (nd_check_writable);
+                 * 2: the memory itself cannot be written (a file mapped
+                 * "r"), so the flag cannot be cleared */
 } nd_storage;
 
 typedef struct nd_tensor {
@@ -163,7 +165,9 @@ nd_status nd_check_writable(nd_err *e, const char *fn, const nd_tensor *t);
 /* Read-only (NumPy's writeable = False): the flag is the storage's, so
  * every view of t shares it; clones and conversions get fresh storage. */
 int nd_is_readonly(const nd_tensor *t);
-void nd_set_readonly(nd_tensor *t, int on);
+/* 0, or -1 with nothing changed: t unset, or on == 0 for memory that
+ * cannot be written (clearing the flag there would let a write fault). */
+int nd_set_readonly(nd_tensor *t, int on);
 /* Nonzero when the memory spans of a and b intersect. */
 int nd_may_overlap(const nd_tensor *a, const nd_tensor *b);
 int nd_same_storage(const nd_tensor *a, const nd_tensor *b);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "check.h"
 
 static nd_err fresh(void) {
@@ -106,10 +107,28 @@ static void test_export(void) {
   m = NULL;
   CHECK(nd_to_dlpack(&e, &b, &m) == ND_EINVAL && m == NULL);
   CHECK(strstr(e.msg, "read-only") != NULL);
-  nd_set_readonly(&b, 0);
+  CHECK(nd_set_readonly(&b, 0) == 0 && !nd_is_readonly(&b));
   OK(nd_to_dlpack(&e, &b, &m));
   if (m) m->deleter(m);
   nd_release(&b);
+
+  /* A file mapped "r" is PROT_READ: its flag cannot be cleared, or the
+   * next write would fault instead of raising. */
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/nd-dlpack-test-%d.npy", (int)getpid());
+  OK(nd_zeros(&e, &b, ND_FLOAT32, 1, bs));
+  OK(nd_save_npy(&e, path, &b));
+  nd_release(&b);
+  OK(nd_load_npy_mapped(&e, &b, path, "r"));
+  CHECK(nd_set_readonly(&b, 0) == -1 && nd_is_readonly(&b));
+  CHECK(nd_set_readonly(&b, 1) == 0 && nd_is_readonly(&b));
+  CHECK(nd_fill(&e, &b, 1) == ND_EINVAL);
+  nd_release(&b);
+  OK(nd_load_npy_mapped(&e, &b, path, "c"));
+  CHECK(!nd_is_readonly(&b) && nd_set_readonly(&b, 1) == 0);
+  CHECK(nd_set_readonly(&b, 0) == 0 && !nd_is_readonly(&b));
+  nd_release(&b);
+  remove(path);
 }
 
 static void test_import(void) {

@@ -159,8 +159,10 @@ nd_status nd_wrap(nd_err *e, nd_tensor *out, void *data, int64_t nbytes,
 int nd_is_readonly(const nd_tensor *t) {
   return t && t->storage && t->storage->readonly;
 }
-void nd_set_readonly(nd_tensor *t, int on) {
-  if (t && t->storage) t->storage->readonly = on != 0;
+int nd_set_readonly(nd_tensor *t, int on) {
+  if (!t || !t->storage || (!on && t->storage->readonly == 2)) return -1;
+  if (t->storage->readonly != 2) t->storage->readonly = on != 0;
+  return 0;
 }
 
 void nd_share(nd_tensor *out, const nd_tensor *src) {

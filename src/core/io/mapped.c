@@ -73,7 +73,7 @@ nd_status nd_map_file(nd_err *e, const char *fn, const char *path,
   s->refs = 1;
   s->release = unmap;
   s->ctx = m;
-  s->readonly = mode == ND_MAP_READ;
+  s->readonly = mode == ND_MAP_READ ? 2 : 0; /* PROT_READ: for good */
   *out = s;
   return ND_OK;
 }
