@@ -25,6 +25,10 @@ LUA      ?= $(LUA_PC)
 LUA_LIB  ?= $(if $(filter luajit,$(LUA_PC)),luajit-5.1,$(LUA_PC))
 # One build folder per Lua (LuaJIT's is build/, where bin/nd looks).
 BUILD    ?= $(if $(filter luajit,$(LUA_PC)),build,build-$(LUA_PC))
+# Where the core's objects go. The core never sees lua.h, so builds for
+# other Luas with the same CC and CFLAGS may take another build's core
+# (check-puc, check-embed: CORE_BUILD=build) instead of compiling it again.
+CORE_BUILD ?= $(BUILD)
 
 # Asked once, when a recipe first needs them (after deps, never at parse time).
 lazy = $(eval $1 := $$(shell $2))$($1)
@@ -59,7 +63,7 @@ LAYERS := $(foreach l,$(CORE_LAYERS),core/$(subst $(comma),$(comma)core/,$l)) ge
 # $(call core_inc,LAYERS,BELOW): CORE_INC for the first layer's folders,
 # then the next layers' with this one added below them.
 core_inc = $(foreach f,$(subst $(comma), ,$(firstword $1)),$(eval \
-  $(BUILD)/core/$f/%.o: CORE_INC := -Isrc/core/$f$2))$(if $(word 2,$1),$(call \
+  $(CORE_BUILD)/core/$f/%.o: CORE_INC := -Isrc/core/$f$2))$(if $(word 2,$1),$(call \
   core_inc,$(wordlist 2,99,$1),$2 $(foreach f,$(subst $(comma), ,$(firstword $1)),-Isrc/core/$f)))
 CORE_INC :=
 $(call core_inc,$(CORE_LAYERS),)
@@ -68,7 +72,7 @@ CORE_SRC := $(sort $(wildcard src/core/*/*.c))
 CORE_HDR := $(wildcard src/core/*/*.h)
 LUA_SRC  := $(sort $(wildcard src/lua/*.c))
 LUA_MODS := $(sort $(wildcard lua/*.lua))
-CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
+CORE_OBJ := $(CORE_SRC:src/%.c=$(CORE_BUILD)/%.o)
 LUA_OBJ  := $(LUA_SRC:src/%.c=$(BUILD)/%.o) $(BUILD)/gen/lua_sources.o
 # Debian packages, one list per purpose: add yours to the list that needs it.
 # build-essential brings libc6-dev (stdint.h), which gcc alone does not.
@@ -93,10 +97,13 @@ help:
 $(BUILD)/%.o: src/%.c $(wildcard include/*.h) $(CORE_HDR) $(wildcard src/lua/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+$(CORE_BUILD)/core/%.o: src/core/%.c $(wildcard include/*.h) $(CORE_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
 # sqrt vectorises only when it need not set errno, which nd never reads
 # (sqrt(-1) is NaN either way); GCC's optimize pragma does not reach the
 # target_clones kernels, so the flag is given to the files.
-$(BUILD)/core/kernels/elementwise_kernels.o $(BUILD)/core/kernels/elementwise_math.o: ALL_CFLAGS += -fno-math-errno
+$(CORE_BUILD)/core/kernels/elementwise_kernels.o $(CORE_BUILD)/core/kernels/elementwise_math.o: ALL_CFLAGS += -fno-math-errno
 
 # The Lua layer is compiled into the module as C strings.
 $(BUILD)/bin2c: tools/bin2c.c
@@ -111,8 +118,10 @@ $(BUILD)/gen/lua_sources.o: $(BUILD)/gen/lua_sources.c Makefile
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/libnd.a: $(CORE_OBJ)
+	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 $(BUILD)/libnd.so: $(CORE_OBJ)
+	@mkdir -p $(dir $@)
 	$(CC) -shared $(ALL_CFLAGS) -Wl,-Bsymbolic-functions -Wl,-soname,libnd.so.0 -o $@ $^ $(LDLIBS)
 # The Lua module is self-contained (core + glue + Lua layer): it loads from a
 # LuaRocks tree with no libnd.so on the loader path.
@@ -146,8 +155,11 @@ install-pkgs:
 # The layer check first (it prints one line), then the suite under LuaJIT
 # (see .busted); the last line is the summary.
 # deps first, then a sub-make builds: it sees what deps installed.
+# A plain `make test` (the README's first command) builds on every core;
+# a -j the caller gave is kept.
 test: deps
-	@$(MAKE) --no-print-directory all
+	@case " $$MAKEFLAGS" in *" -j"*) jobs= ;; *) jobs=-j$$(nproc 2>/dev/null || echo 1) ;; esac; \
+	  $(MAKE) --no-print-directory $$jobs all
 	@$(MAKE) --no-print-directory check-exports
 	@$(MAKE) --no-print-directory check-layers
 	@ND_BUILD=$(BUILD) bin/nd-busted
@@ -179,10 +191,12 @@ check-joff: deps
 
 # The suite under PUC Lua 5.1, 5.2, 5.3 and 5.4 (specs of LuaJIT-only
 # features are skipped); one summary line per version. The four builds
-# first, then two suites at a time (2 cores), each shown when it ends.
+# first (the core compiled once, in build/), then two suites at a time (2
+# cores), each shown when it ends.
 check-puc: deps-puc
+	@$(MAKE) --no-print-directory all >/dev/null
 	@for v in $(PUC_VERSIONS); do \
-	  $(MAKE) --no-print-directory BUILD=build-lua$$v LUA_PC=lua$$v all >/dev/null || exit 1; \
+	  $(MAKE) --no-print-directory BUILD=build-lua$$v CORE_BUILD=build LUA_PC=lua$$v all >/dev/null || exit 1; \
 	done
 	@for v in $(PUC_VERSIONS); do echo $$v; done | xargs -P 2 -I{} sh -c \
 	  'ND_PUC=1 ND_BUILD=build-lua{} bin/nd-busted --lua=lua{} >build-lua{}/suite.txt 2>&1; \
@@ -307,23 +321,29 @@ fuzz-asan: deps
 fuzz-corpus: all
 	ND_BUILD=$(BUILD) bin/nd spec/fuzz/run.lua --emit json --seed 100000 --count 400 --steps 14 \
 	  | /usr/bin/python3 spec/fuzz/numpy_eval.py --seed 100000 --count 400 --steps 14 > spec/fuzz/corpus.lua
+# The fuzz targets' core: one clang object per source (make -j compiles
+# them in parallel, and both targets link the same ones), instrumented for
+# coverage, ASan and UBSan. image.c as the image target needs it: a 1 Mpx
+# cap and checksums ignored (the mutations break them).
+FUZZ_FLAGS = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -std=c11 \
+  -D_DEFAULT_SOURCE -pthread -Iinclude $(addprefix -I,$(CORE_DIRS)) $(BLAS_CFLAGS) $(IMAGE_CFLAGS)
+FUZZ_OBJ := $(CORE_SRC:src/%.c=build-fuzz/%.o)
+build-fuzz/core/%.o: src/core/%.c include/nd.h $(CORE_HDR) | fuzz-deps
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+FUZZ_IMAGE_DEFS = -DND_IMAGE_PIXEL_CAP='((int64_t)1 << 20)' -DND_IMAGE_FUZZ
+build-fuzz/core/io/image.o: FUZZ_FLAGS += $(FUZZ_IMAGE_DEFS)
 # libFuzzer over the core's geometry, the .npy and safetensors parsers (tests/fuzz_core.c);
 # new inputs go to build-fuzz/corpus, the committed seeds are read too.
-build-fuzz/fuzz_core: tests/fuzz_core.c $(CORE_SRC) include/nd.h $(CORE_HDR) | fuzz-deps
+build-fuzz/fuzz_core: tests/fuzz_core.c $(FUZZ_OBJ) | fuzz-deps
 	@mkdir -p build-fuzz/corpus
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -std=c11 -D_DEFAULT_SOURCE -pthread -Iinclude $(addprefix -I,$(CORE_DIRS)) $(BLAS_CFLAGS) $(IMAGE_CFLAGS) \
-	  tests/fuzz_core.c $(CORE_SRC) $(LDLIBS) -o $@
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer tests/fuzz_core.c $(FUZZ_OBJ) $(LDLIBS) -o $@
 # The same target over the .npy and safetensors parsers alone (every input
-# byte 0 read as theirs): FUZZ_TIME seconds of them, whatever the others find.
-build-fuzz/fuzz_files: tests/fuzz_core.c $(CORE_SRC) include/nd.h $(CORE_HDR) | fuzz-deps
-	@mkdir -p build-fuzz/corpus_files
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DND_FUZZ_FILES \
-	  -std=c11 -D_DEFAULT_SOURCE -pthread -Iinclude $(addprefix -I,$(CORE_DIRS)) $(BLAS_CFLAGS) $(IMAGE_CFLAGS) \
-	  tests/fuzz_core.c $(CORE_SRC) $(LDLIBS) -o $@
-fuzz-files: build-fuzz/fuzz_files
-	@build-fuzz/fuzz_files -timeout=30 -max_total_time=$(FUZZ_TIME) -runs=$(FUZZ_RUNS) -seed=$(FUZZ_SEED) \
-	  -print_final_stats=1 -artifact_prefix=build-fuzz/ build-fuzz/corpus_files tests/fuzz_corpus \
+# byte 0 read as theirs: ND_FUZZ_FILES=1): FUZZ_TIME seconds of them,
+# whatever the others find.
+fuzz-files: build-fuzz/fuzz_core
+	@mkdir -p build-fuzz/corpus_files; ND_FUZZ_FILES=1 build-fuzz/fuzz_core -timeout=30 -max_total_time=$(FUZZ_TIME) -runs=$(FUZZ_RUNS) -seed=$(FUZZ_SEED) \
+	  -print_final_stats=1 -artifact_prefix=build-fuzz/files- build-fuzz/corpus_files tests/fuzz_corpus \
 	  > build-fuzz/log_files 2>&1; \
 	  status=$$?; grep -E "^(stat::number_of_executed_units|Done|==|SUMMARY|invariant|INFO: seed)" build-fuzz/log_files; \
 	  [ $$status -eq 0 ] || tail -40 build-fuzz/log_files; exit $$status
@@ -340,12 +360,9 @@ fuzz-libfuzzer: build-fuzz/fuzz_core
 # tests/fuzz_corpus_image, new inputs to build-fuzz/corpus_image.
 FUZZ_IMAGE_TIME ?= 45
 FUZZ_IMAGE_RUNS ?= -1
-build-fuzz/fuzz_image: tests/fuzz_image.c $(CORE_SRC) include/nd.h $(CORE_HDR) | fuzz-deps
+build-fuzz/fuzz_image: tests/fuzz_image.c $(FUZZ_OBJ) | fuzz-deps
 	@mkdir -p build-fuzz/corpus_image
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -std=c11 -D_DEFAULT_SOURCE -DND_IMAGE_PIXEL_CAP='((int64_t)1 << 20)' -DND_IMAGE_FUZZ -pthread \
-	  -Iinclude $(addprefix -I,$(CORE_DIRS)) $(BLAS_CFLAGS) $(IMAGE_CFLAGS) \
-	  tests/fuzz_image.c $(CORE_SRC) $(LDLIBS) -o $@
+	clang $(FUZZ_FLAGS) $(FUZZ_IMAGE_DEFS) -fsanitize=fuzzer tests/fuzz_image.c $(FUZZ_OBJ) $(LDLIBS) -o $@
 fuzz-image: build-fuzz/fuzz_image
 	@mkdir -p build-fuzz/corpus_image; build-fuzz/fuzz_image -timeout=30 -max_total_time=$(FUZZ_IMAGE_TIME) -runs=$(FUZZ_IMAGE_RUNS) -seed=$(FUZZ_SEED) \
 	  -print_final_stats=1 -artifact_prefix=build-fuzz/image- build-fuzz/corpus_image tests/fuzz_corpus_image \

@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define CELLS 512 /* the wrapped storage: 512 float64 */
@@ -862,13 +863,21 @@ static void safetensors(input *in) {
     if (st[k] == ND_OK) nd_safetensors_free(&f[k]);
 }
 
+/* ND_FUZZ_FILES=1 in the environment: the file parsers alone (make
+ * fuzz-files), one binary for both runs. */
+static int files_only;
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc, (void)argv;
+  const char *v = getenv("ND_FUZZ_FILES");
+  files_only = v && strcmp(v, "1") == 0;
+  return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   input in = {data, size};
   for (int i = 0; i < CELLS; i++) cells[i] = i % 7 - 3;
   uint8_t mode = byte(&in);
-#ifdef ND_FUZZ_FILES /* the file parsers alone (make fuzz-files) */
-  mode &= 4;
-#endif
+  if (files_only) mode &= 4;
   if (mode & 1) geometry(&in);
   else if (mode & 2) families(&in);
   else if (mode & 4) safetensors(&in);
