@@ -158,6 +158,9 @@ describe("bincount", function()
     { function() nd.bincount(nd.tensor({ 2 ^ 62 }, "int64")) end, "bincount",
       "values 0..4611686018427387904", "does not fit" },
     { function() nd.bincount(nd.tensor({ 2 ^ 62 }, "int64"):mul(2):sub(1)) end, "bincount", "more than int64" },
+    -- uint64 past int64 (-1 as uint64 is 2^64 - 1), beside small values
+    { function() nd.bincount(nd.tensor({ 3, -1, 1 }, "int64"):to("uint64")) end, "bincount",
+      "values 0..18446744073709551615", "more than int64" },
     { function() nd.bincount(t, nd.ones(3)) end, "bincount", "weights of size {3}", "size {2}" },
     { function() nd.bincount(t, nd.ones(1, 2)) end, "bincount", "weights of size {1,2}" },
     { function() nd.bincount(t, 5) end, "bincount", "weights must be a tensor",
@@ -195,6 +198,10 @@ describe("one_hot", function()
     { function() nd.one_hot(nd.ones(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, "int64"), 2) end,
       "one_hot", "16 dims", "at most 16" },
     { function() nd.one_hot(nd.tensor({ 1 }, "int64"), 2, 3) end, "one_hot", "argument" },
+    { function() nd.one_hot(nd.tensor({ 2, -1 }, "int64"):to("uint64")) end, "one_hot",
+      "position 18446744073709551615 gives too many classes" },
+    { function() nd.one_hot(nd.tensor({ 2, -1 }, "int64"):to("uint64"), 3) end, "one_hot",
+      "position 18446744073709551615 is out of range [1, 3]", "num_classes 3" },
   }
   fx.raises_all(it, "one_hot", errors, "pad_count_spec.lua")
 end)

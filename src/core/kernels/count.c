@@ -12,7 +12,10 @@
 /* An element as an integer; 0 in the float instances. */
 #define IVAL(T, kind, p) (kind == 'f' ? 0 : (int64_t)*(const T *)(p))
 
-typedef struct { int64_t lo, hi; } range;
+/* above: the largest uint64 value past INT64_MAX (0: none), whose hi is
+ * INT64_MAX, so a message can quote it whole. */
+typedef struct { int64_t lo, hi; uint64_t above; } range;
+static inline int past_int64(uint64_t v) { return v > (uint64_t)INT64_MAX; }
 /* In T (vectorised over a contiguous run), widened at the end. */
 #define RANGE(E, name, T, kind)                                             \
   static void range_##E(char **p, const int64_t *st, int64_t n, void *c) {  \
@@ -33,8 +36,14 @@ typedef struct { int64_t lo, hi; } range;
         hi = v > hi ? v : hi;                                               \
       }                                                                     \
     }                                                                       \
+    if (kind == 'u' && sizeof(T) == 8 && past_int64((uint64_t)hi)) {        \
+      if ((uint64_t)hi > r->above) r->above = (uint64_t)hi;                 \
+      r->hi = INT64_MAX;                                                    \
+      if (past_int64((uint64_t)lo)) return;                                 \
+    }                                                                       \
     if (IVAL(T, kind, &lo) < r->lo) r->lo = IVAL(T, kind, &lo);             \
-    if (IVAL(T, kind, &hi) > r->hi) r->hi = IVAL(T, kind, &hi);             \
+    if (r->hi < INT64_MAX && IVAL(T, kind, &hi) > r->hi)                    \
+      r->hi = IVAL(T, kind, &hi);                                           \
   }
 ND_DTYPES(RANGE)
 #define RANGE_FN(E, name, T, kind) [ND_##E] = range_##E,
@@ -42,7 +51,7 @@ static const nd_loop_fn ranges[ND_NDTYPES] = {ND_DTYPES(RANGE_FN)};
 
 /* The smallest and largest of t's elements (t not empty). */
 static range range_of(const nd_tensor *t) {
-  range r = {INT64_MAX, INT64_MIN};
+  range r = {INT64_MAX, INT64_MIN, 0};
   nd_iter it;
   const nd_tensor *ops[1] = {t};
   nd_iter_init(&it, 1, ops);
@@ -113,6 +122,10 @@ nd_status nd_bincount(nd_err *e, nd_tensor *out, const nd_tensor *t,
     if (r.lo < 0)
       return nd_fail(e, ND_EINVAL, "%s: values must not be negative, got "
                      "%lld", fn, (long long)r.lo);
+    if (r.above)
+      return nd_fail(e, ND_EOVERFLOW, "%s: counts of the values 0..%llu "
+                     "are more than int64 can number", fn,
+                     (unsigned long long)r.above);
     if (r.hi == INT64_MAX)
       return nd_fail(e, ND_EOVERFLOW, "%s: counts of the values 0..%lld "
                      "are more than int64 can number", fn, (long long)r.hi);
@@ -185,6 +198,15 @@ nd_status nd_one_hot(nd_err *e, nd_tensor *out, const nd_tensor *index,
                    "given (there is no largest position)", fn);
   if (nd_numel(index)) {
     range r = range_of(index);
+    if (r.above && num_classes < 0)
+      return nd_fail(e, ND_EOVERFLOW, "%s: position %llu gives too many "
+                     "classes", fn, (unsigned long long)r.above);
+    if (r.above)
+      return nd_fail(e, ND_EINVAL, "%s: position %llu is out of range [%lld, "
+                     "%lld] of num_classes %lld", fn,
+                     (unsigned long long)r.above, (long long)base,
+                     (long long)(num_classes - 1 + base),
+                     (long long)num_classes);
     if (num_classes < 0 && r.hi >= base &&
         nd_add_ovf(r.hi - base, 1, &num_classes))
       return nd_fail(e, ND_EOVERFLOW, "%s: position %lld gives too many "
