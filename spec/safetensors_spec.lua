@@ -170,7 +170,9 @@ describe("nd.safetensors", function()
   it("rejects hostile files, naming the function, the file and the reason", function()
     local cases = {
       hole = "a hole", overlap = "an overlap", past_end = "the tensors hold 16 bytes",
-      negative = "data_offsets must be", fraction = "data_offsets must be",
+      negative = "data_offsets must be", fraction = "has a fraction or an exponent",
+      whole_fraction = "the number at byte 48 of the header has a fraction",
+      exponent = "has a fraction or an exponent",
       huge_offset = "data_offsets must be", range_mismatch = "hold 8",
       unknown_dtype = "unknown dtype 'F128'", overflow_shape = "more bytes than an int64",
       not_object = "not a JSON object", bad_meta = "__metadata__ must map strings",

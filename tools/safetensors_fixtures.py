@@ -81,6 +81,10 @@ def write(d):
     variant("past_end", lambda h: h["y"].update(data_offsets=[8, 16], shape=[2]))
     variant("negative", lambda h: h["x"].update(data_offsets=[-8, 8]))
     variant("fraction", lambda h: h["x"].update(data_offsets=[0, 7.5]))
+    # whole numbers written as floats: the reference reader wants integers
+    variant("whole_fraction", lambda h: h["x"].update(data_offsets=[0.0, 8.0]))
+    exp = json.dumps(good_h, separators=(",", ":")).replace('"shape":[2]', '"shape":[2e0]').encode()
+    put("bad_exponent.safetensors", struct.pack("<Q", len(exp)) + exp + good_d)
     variant("huge_offset", lambda h: h["x"].update(data_offsets=[0, 2 ** 60]))
     variant("range_mismatch", lambda h: h["x"].update(shape=[3]))
     variant("unknown_dtype", lambda h: h["x"].update(dtype="F128"))

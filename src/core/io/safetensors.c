@@ -159,6 +159,25 @@ static nd_status entry(nd_err *e, const char *fn, const char *path,
   return ND_OK;
 }
 
+/* Where the JSON text at h has a number written with a fraction or an
+ * exponent, -1 if none. cJSON hands 1.0 and 1e3 over as the doubles 1 and
+ * 1000; safetensors' own reader takes shapes and offsets as integers and
+ * refuses them, so nd does too. Strings are skipped, escapes included. */
+static int64_t fraction_at(const char *h, int64_t len) {
+  for (int64_t i = 0; i < len; i++) {
+    if (h[i] == '"') {
+      for (i++; i < len && h[i] != '"'; i++)
+        if (h[i] == '\\') i++;
+    } else if (h[i] == '-' || (h[i] >= '0' && h[i] <= '9')) {
+      int64_t at = i;
+      for (; i < len && strchr("+-0123456789.eE", h[i]); i++)
+        if (h[i] == '.' || h[i] == 'e' || h[i] == 'E') return at;
+      i--;
+    }
+  }
+  return -1;
+}
+
 /* The header (len bytes at h) of a file of file_size bytes. */
 static nd_status parse(nd_err *e, const char *fn, const char *path,
                        const char *h, int64_t len, int64_t file_size,
@@ -181,6 +200,13 @@ static nd_status parse(nd_err *e, const char *fn, const char *path,
   if (!cJSON_IsObject(root)) {
     st = nd_fail(e, ND_EIO, "%s: %s: the header is not a JSON object", fn,
                  path);
+    goto done;
+  }
+  int64_t frac = fraction_at(h, len);
+  if (frac >= 0) {
+    st = nd_fail(e, ND_EIO, "%s: %s: the number at byte %lld of the header "
+                 "has a fraction or an exponent (shapes and data_offsets "
+                 "are integers)", fn, path, (long long)frac);
     goto done;
   }
   /* One block for every string kept: names, metadata keys and values. */
