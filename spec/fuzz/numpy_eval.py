@@ -18,11 +18,12 @@ import sys
 import numpy as np
 import torch
 
-NP = {"bool": np.bool_, "uint8": np.uint8, "int32": np.int32,
-      "int64": np.int64, "float32": np.float32, "float64": np.float64}
-TORCH = {"bool": torch.bool, "uint8": torch.uint8, "int32": torch.int32,
-         "int64": torch.int64, "float32": torch.float32,
-         "float64": torch.float64}
+NP = {"bool": np.bool_, "uint8": np.uint8, "int8": np.int8,
+      "int16": np.int16, "int32": np.int32, "int64": np.int64,
+      "float32": np.float32, "float64": np.float64}
+TORCH = {"bool": torch.bool, "uint8": torch.uint8, "int8": torch.int8,
+         "int16": torch.int16, "int32": torch.int32, "int64": torch.int64,
+         "float32": torch.float32, "float64": torch.float64}
 NAME = {np.dtype(v): k for k, v in NP.items()}
 TNAME = {v: k for k, v in TORCH.items()}
 

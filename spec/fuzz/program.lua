@@ -15,9 +15,10 @@
 -- error()), code (nd's Lua) and the same kind to numpy_eval.py.
 local M = {}
 
-local DTYPES = { "bool", "uint8", "int32", "int64", "float32", "float64" }
-local RANK = { bool = 1, uint8 = 2, int32 = 3, int64 = 4, float32 = 5, float64 = 6 }
-local KIND = { bool = "b", uint8 = "i", int32 = "i", int64 = "i", float32 = "f", float64 = "f" }
+local DTYPES = { "bool", "uint8", "int8", "int16", "int32", "int64", "float32", "float64" }
+local RANK = { bool = 1, uint8 = 2, int8 = 2, int16 = 3, int32 = 4, int64 = 5, float32 = 6, float64 = 7 }
+local KIND = { bool = "b", uint8 = "i", int8 = "i", int16 = "i", int32 = "i", int64 = "i",
+               float32 = "f", float64 = "f" }
 M.DTYPES = DTYPES
 
 -- ---- values -------------------------------------------------------------
@@ -46,13 +47,16 @@ local function cast(dt, v)
   if v ~= v then return 0 end
   v = v >= 0 and math.floor(v) or math.ceil(v)
   if dt == "uint8" then return wrap(v, 8, false) end
+  if dt == "int8" then return wrap(v, 8, true) end
+  if dt == "int16" then return wrap(v, 16, true) end
   if dt == "int32" then return wrap(v, 32, true) end
   return v
 end
 M.cast = cast
 
 -- From a float dtype into an integer one nd truncates and saturates.
-local LIMITS = { uint8 = { 0, 255 }, int32 = { -2 ^ 31, 2 ^ 31 - 1 }, int64 = { -2 ^ 63, 2 ^ 63 } }
+local LIMITS = { uint8 = { 0, 255 }, int8 = { -128, 127 }, int16 = { -32768, 32767 },
+                 int32 = { -2 ^ 31, 2 ^ 31 - 1 }, int64 = { -2 ^ 63, 2 ^ 63 } }
 local function convert(from, to, v)
   local lim = LIMITS[to]
   if KIND[from] == "f" and lim then
@@ -170,6 +174,8 @@ local function promote(a, b)
     if order[kz] > order[ko] then return z end
     return o
   end
+  -- uint8 with int8: neither holds the other, int16 holds both
+  if (da == "uint8" and db == "int8") or (da == "int8" and db == "uint8") then return "int16" end
   return RANK[da] >= RANK[db] and da or db
 end
 
