@@ -10,6 +10,7 @@
 #include "core.h"
 #include <math.h>
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -116,11 +117,17 @@ __attribute__((target("avx,f16c"))) static void f2h_f16c(
   }
   for (; i < n; i++) d[i] = nd_float_to_half(s[i]);
 }
+/* CPUID's F16C and AVX bits, and the OS saving YMM state (clang 14's
+ * __builtin_cpu_supports has no "f16c"). */
 static int have_f16c(void) {
   static int have = -1; /* a benign race: every thread writes the same */
   if (have < 0) {
-    __builtin_cpu_init();
-    have = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+    unsigned a, b, c, d, lo = 0, hi = 0;
+    int ok = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) &&
+             (c & bit_AVX) && (c & bit_OSXSAVE);
+    if (ok) __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    (void)hi;
+    have = ok && (lo & 6) == 6;
   }
   return have;
 }
