@@ -14,10 +14,10 @@ local nd = require "nd"
 local threads = nd.get_num_threads()
 nd.set_num_threads(1)
 local M, N = 1000000, 1024
-local x = nd.randn({ M })
+local x = nd.randn({ M }, "float32")
 local h, bf = x:half(), x:bfloat16()
-local h2 = nd.randn({ M }):half()
-local A, B = nd.randn({ N, N }), nd.randn({ N, N })
+local h2 = nd.randn({ M }, "float32"):half()
+local A, B = nd.randn({ N, N }, "float32"), nd.randn({ N, N }, "float32")
 local Ah, Bh, Ab, Bb = A:half(), B:half(), A:bfloat16(), B:bfloat16()
 local tt = lib.interleave({
   f2h = function() return x:half() end,

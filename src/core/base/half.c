@@ -147,19 +147,30 @@ void nd_float_to_half_n(uint16_t *restrict d, const float *restrict s,
 #endif
   for (int64_t i = 0; i < n; i++) d[i] = nd_float_to_half(s[i]);
 }
-void nd_bf16_to_float_n(float *restrict d, const uint16_t *restrict s,
-                        int64_t n) {
+/* bfloat16 is float32's top half: integer code the compiler vectorises
+ * (float bits read through a may_alias type), in AVX2 / AVX-512 clones. */
+#if ND_IFUNC
+#define HALF_CLONES \
+  __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define HALF_CLONES
+#endif
+typedef uint32_t u32_alias __attribute__((may_alias));
+HALF_CLONES void nd_bf16_to_float_n(float *restrict d,
+                                    const uint16_t *restrict s, int64_t n) {
+  u32_alias *q = (u32_alias *)(void *)d;
   for (int64_t i = 0; i < n; i++) {
     uint32_t r = (uint32_t)s[i] << 16;
-    r |= (r & 0x7fffffffu) > 0x7f800000u ? 0x400000u : 0;
-    d[i] = bitsf(r);
+    q[i] = r | ((r & 0x7fffffffu) > 0x7f800000u ? 0x400000u : 0);
   }
 }
-void nd_float_to_bf16_n(uint16_t *restrict d, const float *restrict s,
-                        int64_t n) {
+HALF_CLONES void nd_float_to_bf16_n(uint16_t *restrict d,
+                                    const float *restrict s, int64_t n) {
+  const u32_alias *p = (const u32_alias *)(const void *)s;
   for (int64_t i = 0; i < n; i++) {
-    uint32_t x = fbits(s[i]);
+    uint32_t x = p[i];
     uint32_t r = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
-    d[i] = (uint16_t)((x & 0x7fffffffu) > 0x7f800000u ? (x >> 16) | 0x40u : r);
+    uint32_t q = (x >> 16) | 0x40u; /* NaN: quiet */
+    d[i] = (uint16_t)((x & 0x7fffffffu) > 0x7f800000u ? q : r);
   }
 }
