@@ -385,10 +385,23 @@ describe("float16 and bfloat16", function()
     assert.equals("float16", p.dtype)
   end)
 
+  it("nan_to_num's default bounds are their largest finite values", function()
+    local x = nd.tensor({ 0 / 0, 1 / 0, -1 / 0 }, "float16"):nan_to_num()
+    assert.same({ 0, 65504, -65504 }, x:totable())
+    assert.equals(0x7F7F, bits(nd.tensor({ 1 / 0 }, "bfloat16"):nan_to_num()))
+  end)
+
   it("raise naming the function where not implemented yet", function()
     local a = nd.ones({ 2, 2 }, "float16")
     local ok, err = pcall(function() return a:index_add_(1, nd.tensor({ 1 }, "int64"), a[{ { 1, 1 } }]) end)
     assert.is_false(ok)
     assert.truthy(tostring(err):find("float16", 1, true))
+    for _, f in ipairs({ function() return nd.linalg.inv(a) end,
+      function() return nd.interpolate(a:view(1, 1, 2, 2), { size = { 4, 4 } }) end,
+      function() return nd.max_pool2d(a:view(1, 1, 2, 2), { kernel_size = 2 }) end }) do
+      ok, err = pcall(f)
+      assert.is_false(ok)
+      assert.truthy(tostring(err):find("float16", 1, true), tostring(err))
+    end
   end)
 end)

@@ -38,6 +38,10 @@ static inline int nd_is_half(int dt) {
 static inline int nd_compute_dtype(int dt) {
   return nd_is_half(dt) ? ND_FLOAT32 : dt;
 }
+/* The largest finite float16 / bfloat16. */
+static inline double nd_half_max(int dt) {
+  return dt == ND_FLOAT16 ? 65504.0 : 0x1.fep127;
+}
 uint16_t nd_double_to_half(double d);
 uint16_t nd_double_to_bf16(double d);
 uint16_t nd_i64_to_half(int64_t v, int bf);

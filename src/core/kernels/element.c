@@ -71,7 +71,7 @@ nd_status nd_scalar_fits(nd_err *e, const char *fn, int dt,
   } else if (dt == ND_FLOAT32 && s->dtype == ND_FLOAT64) {
     fits = !isfinite(s->f) || fabs(s->f) <= FLT_MAX;
   } else if (nd_is_half(dt)) {
-    double top = dt == ND_FLOAT16 ? 65504.0 : 0x1.fep127,
+    double top = nd_half_max(dt),
            v = s->dtype == ND_FLOAT64 ? s->f
                : s->dtype == ND_UINT64 ? (double)(uint64_t)s->i
                                        : (double)s->i;

@@ -467,6 +467,11 @@ nd_status nd_nan_to_num(nd_err *e, nd_tensor *out, int mode,
     if (nd_check_writable(e, fn, out)) return e->code;
     return nd_copy(e, out, t);
   }
+  if (nd_is_half(dt)) { /* the bindings' default, DBL_MAX: the largest */
+    const double top = nd_half_max(dt);
+    posinf = posinf > top ? top : posinf;
+    neginf = neginf < -top ? -top : neginf;
+  }
   num_args nx = {nan, posinf, neginf};
   return nd_ew_run(e, fn, out, mode, 1, &o, dt, &dt, dt,
                    misc_kernels[nd_compute_dtype(dt)][2],
