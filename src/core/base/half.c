@@ -156,7 +156,8 @@ void nd_float_to_half_n(uint16_t *restrict d, const float *restrict s,
 #define HALF_CLONES
 #endif
 typedef uint32_t u32_alias __attribute__((may_alias));
-HALF_CLONES void nd_bf16_to_float_n(float *restrict d,
+/* (static: a target_clones function is an exported IFUNC otherwise) */
+HALF_CLONES static void bf16_to_f32(float *restrict d,
                                     const uint16_t *restrict s, int64_t n) {
   u32_alias *q = (u32_alias *)(void *)d;
   for (int64_t i = 0; i < n; i++) {
@@ -164,7 +165,7 @@ HALF_CLONES void nd_bf16_to_float_n(float *restrict d,
     q[i] = r | ((r & 0x7fffffffu) > 0x7f800000u ? 0x400000u : 0);
   }
 }
-HALF_CLONES void nd_float_to_bf16_n(uint16_t *restrict d,
+HALF_CLONES static void f32_to_bf16(uint16_t *restrict d,
                                     const float *restrict s, int64_t n) {
   const u32_alias *p = (const u32_alias *)(const void *)s;
   for (int64_t i = 0; i < n; i++) {
@@ -173,4 +174,12 @@ HALF_CLONES void nd_float_to_bf16_n(uint16_t *restrict d,
     uint32_t q = (x >> 16) | 0x40u; /* NaN: quiet */
     d[i] = (uint16_t)((x & 0x7fffffffu) > 0x7f800000u ? q : r);
   }
+}
+void nd_bf16_to_float_n(float *restrict d, const uint16_t *restrict s,
+                        int64_t n) {
+  bf16_to_f32(d, s, n);
+}
+void nd_float_to_bf16_n(uint16_t *restrict d, const float *restrict s,
+                        int64_t n) {
+  f32_to_bf16(d, s, n);
 }
