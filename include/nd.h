@@ -48,8 +48,15 @@ extern "C" {
 #define ND_MAX_DIMS 16 /* the largest rank; more is refused with an error */
 
 /* The dtypes, once: X(ENUM, name, C type, kind). Kinds: 'f' float,
- * 'i' signed int, 'u' unsigned int, 'b' bool (one byte, 0 or 1). */
+ * 'i' signed int, 'u' unsigned int, 'b' bool (one byte, 0 or 1).
+ * ND_NATIVE_DTYPES are those C computes in, the ones typed kernels are
+ * instantiated for; float16 and bfloat16 are stored as their uint16_t bits
+ * and computed in float32 (rounded to nearest-even on store). */
 #define ND_DTYPES(X)                     \
+  ND_NATIVE_DTYPES(X)                    \
+  X(FLOAT16, float16, uint16_t, 'f')     \
+  X(BFLOAT16, bfloat16, uint16_t, 'f')
+#define ND_NATIVE_DTYPES(X)              \
   X(FLOAT32, float32, float, 'f')        \
   X(FLOAT64, float64, double, 'f')       \
   X(INT32, int32, int32_t, 'i')          \
@@ -122,6 +129,13 @@ int nd_dtype_from_name(const char *name);      /* -1 when unknown */
 int64_t nd_dtype_size(int dtype);              /* bytes per element */
 int nd_promote_types(int a, int b); /* tensors': PyTorch's, NumPy's for u16-u64 */
 char nd_dtype_kind(int dtype);                 /* 'f' 'i' 'u' 'b' */
+/* float16 (IEEE binary16) and bfloat16 bits <-> float: to float exact, from
+ * float rounded to nearest-even (overflow gives inf; NaN stays a quiet
+ * NaN). Tensors of these dtypes hold uint16_t elements. */
+float nd_half_to_float(uint16_t h);
+uint16_t nd_float_to_half(float f);
+float nd_bf16_to_float(uint16_t b);
+uint16_t nd_float_to_bf16(float f);
 
 /* "{2,3,4}" into buf, as error messages quote shapes; ND_SIZES_BUF always
  * suffices. */
@@ -403,14 +417,19 @@ int nd_image_format(const char *path); /* by extension; 0 when unknown */
 typedef enum nd_blas_routine {
   ND_BLAS_GEMM, ND_BLAS_GEMV, ND_BLAS_DOT, ND_BLAS_LOOP
 } nd_blas_routine;
-enum { ND_COPY_A = 1, ND_COPY_B = 2, ND_COPY_OUT = 4 }; /* plan.copies */
+/* plan.copies; ND_COPY_F32: a float16 or bfloat16 result, computed in
+ * float32 (sgemm: Debian's OpenBLAS has no sbgemm): both operands are
+ * converted to float32 copies, the product made in a float32 copy of out
+ * and rounded into out (ND_COPY_A, _B and _OUT are set with it). */
+enum { ND_COPY_A = 1, ND_COPY_B = 2, ND_COPY_OUT = 4, ND_COPY_F32 = 8 };
 /* One decision, reported by nd_matmul_plan and followed by nd_matmul.
  * The first block is the literal CBLAS call (0 where it does not apply);
  * the rest is the geometry the executor walks (elements, 0 = a, 1 = b,
  * 2 = out, for the operands as used: copies are compact row-major). */
 typedef struct nd_blas_plan {
   int routine;             /* nd_blas_routine */
-  int dtype;               /* of the computation and the result */
+  int dtype;               /* of the result, and of the computation
+                              unless copies has ND_COPY_F32 */
   int col_major;           /* CBLAS order (gemm, gemv) */
   char transa, transb;     /* 'N' / 'T' (gemv: transa only) */
   int64_t m, n, k;         /* gemv: the matrix's rows, cols; dot: n */

@@ -27,6 +27,9 @@ return function(ext)
   for id, d in pairs(ext.dtype) do ptr[id] = ffi.typeof(d.ctype .. " *") end
   -- int64 and uint64: read and written exactly
   local INT64, UINT64, BOOL = ext.dtype_id.int64, ext.dtype_id.uint64, ext.dtype_id.bool
+  -- float16 and bfloat16 elements are their bits: C converts them
+  local F16, BF16 = ext.dtype_id.float16, ext.dtype_id.bfloat16
+  local half_to_float, bf16_to_float = lib.half_to_float, lib.bf16_to_float
   local int64_t, uint64_t = ffi.typeof("int64_t"), ffi.typeof("uint64_t")
 
   -- The offset of the element at (i1, ..., in) of h, or -1.
@@ -55,6 +58,8 @@ return function(ext)
     if dt == BOOL then return v ~= 0 end
     if dt == INT64 and v >= -EXACT and v <= EXACT then return tonumber(v) end
     if dt == UINT64 and v <= EXACT then return tonumber(v) end
+    if dt == F16 then return tonumber(half_to_float(v)) end
+    if dt == BF16 then return tonumber(bf16_to_float(v)) end
     return v
   end
   local function read(h, off) return value(h.dtype, h.storage.data, off) end

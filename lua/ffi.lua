@@ -104,10 +104,10 @@ return function(ext)
       int64_t M, N, K; int nbd; int64_t bsize[@D], bstride[3][@D];
       int64_t mstride[3][2], origin[3];
     } ndffi2_plan;]],
-    ndffi22_api = C.ffi_api_decl:gsub("%f[%w_]([SETP])%f[^%w_]", { S = "int", E = "ndffi3_err",
+    ndffi23_api = C.ffi_api_decl:gsub("%f[%w_]([SETP])%f[^%w_]", { S = "int", E = "ndffi3_err",
       T = "ndffi7_tensor", P = "ndffi2_plan" }),
   }
-  local order = { "ndffi3_err", "ndffi7_storage", "ndffi7_tensor", "ndffi2_plan", "ndffi22_api" }
+  local order = { "ndffi3_err", "ndffi7_storage", "ndffi7_tensor", "ndffi2_plan", "ndffi23_api" }
   for _, name in ipairs(order) do
     if not pcall(ffi.typeof, name) then
       local decl = decls[name]:gsub("@D", consts.MAX_DIMS):gsub("@M", consts.ERR_MSG)
@@ -123,7 +123,7 @@ return function(ext)
     if not checked_below[cname] and (not n or ffi.sizeof(n) ~= size) then return end -- nd.h drifted: no FFI
   end
 
-  local lib = ffi.cast("const ndffi22_api *", C.ffi_api())
+  local lib = ffi.cast("const ndffi23_api *", C.ffi_api())
   local LIVE, DEAD, OWNER, VIEW, SMALL_KIND, small_mark = C.tags()
 
   -- The tensor object: every tensor is one cdata of this type -- the C

@@ -4,6 +4,8 @@ local C = ...
 local EDGE, THRESHOLD = 3, 1000
 local unpack = unpack or table.unpack
 local ELIDED = {} -- marks the "..." between edges
+local FLOAT = {} -- the float dtypes' names (kind "f" in C.consts)
+for _, d in ipairs(C.consts.dtypes) do if d.kind == "f" then FLOAT[d.name] = true end end
 
 -- The indices shown along a dim of size n: all, or the edges around false.
 local function shown(n, summarise)
@@ -49,7 +51,7 @@ end
 -- reach 1e8 or go below 1e-4 (PyTorch's rule). nan and inf print as such and do not take part in the choice.
 local function formatter(values, dtype)
   if dtype == "bool" then return tostring end
-  if dtype ~= "float32" and dtype ~= "float64" then
+  if not FLOAT[dtype] then
     return function(v) -- int64 beyond 2^53 comes as cdata: drop the "LL"
       if type(v) == "number" then return string.format("%.0f", v) end
       return (tostring(v):gsub("U?LL$", ""))

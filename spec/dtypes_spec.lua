@@ -1,4 +1,4 @@
--- The eleven dtypes against NumPy 1.24 / PyTorch 1.13:
+-- The thirteen dtypes against NumPy 1.24 / PyTorch 1.13:
 -- spec/fixtures/dtypes_cases.lua, from tools/gen_dtype_fixtures.py. The
 -- promotion table for every pair; every binary op and comparison for every
 -- pair, and unary ops, reductions, scans, sort, indexing and conversions
@@ -9,7 +9,7 @@ local nd = require "nd"
 require "nd.testing"
 local F = dofile("spec/fixtures/dtypes_cases.lua")
 local DT = { "float32", "float64", "int32", "int64", "uint8", "bool", "int8",
-  "int16", "uint16", "uint32", "uint64" }
+  "int16", "uint16", "uint32", "uint64", "float16", "bfloat16" }
 local SAMPLE = tonumber(os.getenv("ND_DTYPES_SAMPLE") or "")
   or ((os.getenv("ND_VALGRIND") == "1" or os.getenv("ND_PUC") == "1") and 7 or 1)
 
@@ -216,5 +216,192 @@ describe("the new dtypes' shorthands and elements", function()
     assert.equals("int8", r:dtype())
     assert.same({ { 44 } }, r:totable()) -- 300 wraps to 44
     assert.equals("float64", nd.linalg.inv(nd.eye(2):to("uint16")):dtype())
+  end)
+end)
+
+-- float16 / bfloat16 bits of a 1-element tensor (its bytes, little-endian)
+local function bits(t)
+  local lo, hi = t:contiguous():to_string():byte(1, 2)
+  return lo + 256 * hi
+end
+
+describe("float16 and bfloat16", function()
+  it("have t:half() and t:bfloat16()", function()
+    assert.equals("float16", nd.arange(3):half():dtype())
+    assert.equals("bfloat16", nd.arange(3):bfloat16():dtype())
+    assert.same({ 0, 1, 2 }, nd.arange(3):half():totable())
+    assert.equals(2, nd.zeros(1, "float16"):element_size())
+  end)
+
+  it("round to nearest-even on conversion, overflow to inf, keep NaN", function()
+    local function h(v) return nd.tensor({ v }, "float64"):half() end
+    local function b(v) return nd.tensor({ v }, "float64"):bfloat16() end
+    assert.equals(0x3C00, bits(h(1)))
+    assert.equals(0x3C00, bits(h(1 + 2 ^ -11)))          -- tie: even
+    assert.equals(0x3C02, bits(h(1 + 3 * 2 ^ -11)))      -- tie: even
+    assert.equals(0x3C01, bits(h(1 + 2 ^ -11 + 2 ^ -40))) -- above the tie: once rounded
+    assert.equals(0x7BFF, bits(h(65519)))
+    assert.equals(0x7C00, bits(h(65520)))
+    assert.equals(0xFC00, bits(h(-1e300)))
+    assert.equals(0x0001, bits(h(2 ^ -24)))              -- the least subnormal
+    assert.equals(0x0000, bits(h(2 ^ -25)))              -- tie to even: 0
+    assert.equals(0x0001, bits(h(2 ^ -25 + 2 ^ -40)))
+    assert.equals(0x8000, bits(h(-1 / math.huge)))  -- -0 (Lua 5.1 folds a -0.0 literal to 0)
+    assert.is_true(h(0 / 0)[1] ~= h(0 / 0)[1])
+    assert.equals(0x3F80, bits(b(1)))
+    assert.equals(0x3F80, bits(b(1 + 2 ^ -8)))           -- tie: even
+    assert.equals(0x3F81, bits(b(1 + 2 ^ -8 + 2 ^ -30)))  -- float64 rounded once
+    assert.equals(0x7F80, bits(b(3.4e38)))
+    assert.is_true(b(0 / 0)[1] ~= b(0 / 0)[1])
+    -- int64 beyond float64's precision rounds once too (2^62 + 2^54 + 1)
+    local big = nd.tensor({ 2 ^ 62 + 2 ^ 54 }, "int64") + 1
+    assert.equals(2 ^ 62 + 2 ^ 55, big:bfloat16()[1])
+    -- and back: exact
+    assert.equals(2 ^ -24, nd.tensor({ 2 ^ -24 }):half():double()[1])
+    assert.same({ 65504, -65504 }, nd.tensor({ 65504, -65504 }):half():totable())
+  end)
+
+  it("saturates to integers, NaN to 0", function()
+    local x = nd.tensor({ 65504, -65504, 0 / 0, -2.5 }, "float16")
+    assert.same({ 127, -128, 0, -2 }, x:to("int8"):totable())
+    assert.same({ 255, 0, 0, 0 }, x:to("uint8"):totable())
+  end)
+
+  it("takes Lua numbers rounded, refuses finite ones beyond the range (PyTorch's fill_)", function()
+    local t = nd.zeros(2, "float16")
+    t:fill_(0.1)
+    assert.equals(0x2E66, bits(t[{ { 1, 1 } }]))
+    t[1] = 1 / 0
+    assert.equals(1 / 0, t[1])
+    t[1] = 65504
+    assert.equals(65504, t[1])
+    assert.has_error(function() t:fill_(65520) end)
+    assert.has_error(function() t[1] = -1e6 end)
+    local b = nd.zeros(1, "bfloat16")
+    b[1] = 1e38
+    assert.has_error(function() b[1] = 1e39 end)
+  end)
+
+  it("promote as PyTorch (NumPy for uint16/32/64), Lua numbers weak", function()
+    local function add(a, b) return (nd.zeros(1, a) + nd.zeros(1, b)):dtype() end
+    assert.equals("float32", add("float16", "bfloat16"))
+    assert.equals("float16", add("float16", "int64"))
+    assert.equals("bfloat16", add("bool", "bfloat16"))
+    assert.equals("float32", add("float16", "float32"))
+    assert.equals("float32", add("uint16", "float16"))
+    assert.equals("float32", add("uint16", "bfloat16"))
+    assert.equals("float64", add("uint32", "float16"))
+    assert.equals("float16", (nd.ones(2, "float16") * 0.5):dtype())
+    assert.equals("bfloat16", (nd.ones(2, "bfloat16") + nd.tensor(2.5)):dtype())
+  end)
+
+  it("compute in float32 and round once", function()
+    -- 1 + 2^-11 and 1 + 3 * 2^-11 are ties in float16; exact in float32
+    local a = nd.tensor({ 1, 1 }, "float16")
+    local b = nd.tensor({ 2 ^ -11, 3 * 2 ^ -11 }, "float32"):half()
+    assert.same({ 1, 1 + 2 ^ -9 }, (a + b):totable()) -- both ties: even
+    assert.equals("float16", (a + b):dtype())
+    -- a long sum accumulates wider than float16: 4096 ones
+    assert.equals(4096, nd.ones(4096, "float16"):sum())
+    assert.equals("float16", nd.ones(3, "float16"):sum(1):dtype())
+    local e = nd.tensor({ 0, 1, -1, 10 }, "float16"):exp()
+    assert.allclose(nd.tensor({ 1, 2.71875, 0.36792, 22032 }), e:float(), 1e-3)
+    assert.same({ false, true }, nd.tensor({ 1, 0 / 0 }, "bfloat16"):isnan():totable())
+  end)
+
+  it("sort NaN last and -0 with 0, as float32 does", function()
+    local x = nd.tensor({ 3, 0 / 0, -1, -1 / math.huge, 0, -1 / 0 }, "float16")
+    local v, i = x:sort(1)
+    assert.same({ -1 / 0, -1, 0, 0, 3 }, { v[1], v[2], v[3], v[4], v[5] })
+    assert.is_true(v[6] ~= v[6])
+    assert.same({ 6, 3, 4, 5, 1, 2 }, i:totable())
+  end)
+
+  it("saves float16 as <f2 .npy and refuses bfloat16", function()
+    local path = os.tmpname()
+    local x = build(F.inputs.float16)
+    nd.save(path, x)
+    local f = assert(io.open(path, "rb"))
+    local head = f:read(80)
+    f:close()
+    assert.truthy(head:find("<f2", 1, true))
+    assert.tensor_equal(x, nd.load(path))
+    nd.save(path, x:t())
+    assert.tensor_equal(x:t(), nd.load(path))
+    local ok, err = pcall(nd.save, path, build(F.inputs.bfloat16))
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("safetensors", 1, true))
+    os.remove(path)
+  end)
+
+  it("save and load as safetensors F16 / BF16 (and read the fixture's BF16)", function()
+    local path = os.tmpname()
+    local h, b = build(F.inputs.float16), build(F.inputs.bfloat16)
+    nd.safetensors.save(path, { h = h:t(), b = b })
+    local _, info = nd.safetensors.metadata(path)
+    assert.equals("F16", info.h.safetensors_dtype)
+    assert.equals("BF16", info.b.safetensors_dtype)
+    local r = nd.safetensors.load(path)
+    assert.tensor_equal(h:t(), r.h)
+    assert.tensor_equal(b, r.b)
+    os.remove(path)
+    local t = nd.safetensors.load("spec/fixtures/safetensors/all_dtypes.safetensors")
+    assert.equals("bfloat16", t.bf16:dtype())
+    assert.same({ 1, 2 }, t.bf16:totable())
+  end)
+
+  it("reads a NumPy-written float16 .npy, both byte orders", function()
+    local x = nd.load("spec/fixtures/f16_le.npy")
+    assert.equals("float16", x:dtype())
+    assert.same({ { 1, -2.25, 65504 }, { 2 ^ -24, 1 / 0, 0 } }, x:totable())
+    assert.tensor_equal(x, nd.load("spec/fixtures/f16_be.npy"))
+  end)
+
+  it("rand, randn and the in-place samplers fill them", function()
+    for _, d in ipairs({ "float16", "bfloat16" }) do
+      local r = nd.rand({ 1000 }, d)
+      assert.equals(d, r:dtype())
+      assert.is_true(r:min() >= 0 and r:max() < 1)
+      assert.equals(d, nd.randn({ 10 }, d):dtype())
+      local u = nd.zeros(100, d):uniform_(2, 3)
+      assert.is_true(u:min() >= 2 and u:max() < 3)
+    end
+  end)
+
+  it("matmul in float32 with sgemm, rounded once; matmul_plan says so", function()
+    local a, b = nd.randn(5, 7):half(), nd.randn(7, 3):half()
+    local want = a:float():matmul(b:float()):half()
+    assert.tensor_equal(want, a:matmul(b))
+    assert.tensor_equal(want, a:matmul(b:t():contiguous():t()))
+    local o = nd.empty(5, 3, "float16")
+    nd.matmul(a, b, o)
+    assert.tensor_equal(want, o)
+    local ab, bb = a:bfloat16(), b:bfloat16()
+    assert.tensor_equal(ab:float():matmul(bb:float()):bfloat16(), ab:matmul(bb))
+    assert.tensor_equal(a:float():mv(b[{ {}, 1 }]:float()):half(), nd.mv(a, b[{ {}, 1 }]))
+    local p = nd.matmul_plan(a, b)
+    assert.equals("sgemm", p.routine)
+    assert.equals("float32", p.compute_dtype)
+    assert.equals("float16", p.dtype)
+  end)
+
+  it("nan_to_num's default bounds are their largest finite values", function()
+    local x = nd.tensor({ 0 / 0, 1 / 0, -1 / 0 }, "float16"):nan_to_num()
+    assert.same({ 0, 65504, -65504 }, x:totable())
+    assert.equals(0x7F7F, bits(nd.tensor({ 1 / 0 }, "bfloat16"):nan_to_num()))
+  end)
+
+  it("raise naming the function where not implemented yet", function()
+    local a = nd.ones({ 2, 2 }, "float16")
+    local ok, err = pcall(function() return a:index_add_(1, nd.tensor({ 1 }, "int64"), a[{ { 1, 1 } }]) end)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("float16", 1, true))
+    for _, f in ipairs({ function() return nd.linalg.inv(a) end,
+      function() return nd.interpolate(a:view(1, 1, 2, 2), { size = { 4, 4 } }) end,
+      function() return nd.max_pool2d(a:view(1, 1, 2, 2), { kernel_size = 2 }) end }) do
+      ok, err = pcall(f)
+      assert.is_false(ok)
+      assert.truthy(tostring(err):find("float16", 1, true), tostring(err))
+    end
   end)
 end)

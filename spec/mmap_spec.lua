@@ -96,8 +96,8 @@ describe("nd.load with mmap", function()
   it("every dtype nd has, in every mode", function()
     for _, d in ipairs(internal.consts.dtypes) do
       local t = nd.arange(1, 7):to(d.name):view(2, 3)
-      local p = saved(t)
-      for _, mode in ipairs({ "r", "r+", "c" }) do
+      local p = d.name ~= "bfloat16" and saved(t) -- .npy has no bfloat16
+      for _, mode in ipairs(p and { "r", "r+", "c" } or {}) do
         local m = nd.load(p, { mmap = mode })
         assert.equals(d.name, m:dtype())
         assert.is_true(nd.equal(m, t), d.name .. " " .. mode)

@@ -91,7 +91,8 @@ describe("the op table", function()
       local t = nd.zeros(2, d.name)
       assert.equals(d.name, t:dtype())
       assert.equals(d.size, t:element_size())
-      assert.equals(t:dtype() == "float32" or t:dtype() == "float64", d.kind == "f")
+      local f = { float32 = true, float64 = true, float16 = true, bfloat16 = true }
+      assert.equals(f[t:dtype()] == true, d.kind == "f")
     end
   end)
 

@@ -65,3 +65,9 @@ local mix = (i8 + u16):sum(1) + i8:short():cumsum(1):sum()
 local s16 = u16:flip(1):sort()
 local wok = pcall(function() u16[1] = -1 end)
 assert(not wok and mix:dtype() == "int64" and s16:dtype() == "uint16")
+-- float16 / bfloat16: conversions, float32-computed ops and reductions,
+-- the sort's and reductions' float32 copies.
+local h = nd.arange(12):view(3, 4):half()
+local hb = (h:t() * 0.5 + h:t():bfloat16()):exp():sum(1)
+local hs, hi = h:flip(2):sort(2)
+assert(hb:dtype() == "float32" and hs:dtype() == "float16" and h:max() == 11)

@@ -308,6 +308,35 @@ static void test_elements(void) {
   nd_release(&f);
 }
 
+/* ---- float16 / bfloat16: uint16_t bits, the conversions public ---- */
+static void test_half(void) {
+  nd_err e = fresh();
+  CHECK(nd_float_to_half(1.0f) == 0x3C00 && nd_half_to_float(0x3C00) == 1.0f);
+  CHECK(nd_float_to_half(65520.0f) == 0x7C00);        /* overflow: inf */
+  CHECK(nd_float_to_half(1.0f + 0x1p-11f) == 0x3C00); /* a tie: even */
+  CHECK(nd_float_to_bf16(1.0f) == 0x3F80 && nd_bf16_to_float(0x4000) == 2.0f);
+  uint16_t q = nd_float_to_half(NAN);
+  CHECK((q & 0x7C00) == 0x7C00 && (q & 0x200)); /* a quiet NaN */
+  uint16_t host[4] = {0x3C00, 0x4000, 0xC200, 0}; /* 1, 2, -3, 0 */
+  nd_tensor h = ND_UNSET, s = ND_UNSET;
+  int64_t n = 4, zero = 0, two = 2;
+  OK(nd_wrap(&e, &h, host, sizeof host, ND_FLOAT16, 1, &n, NULL, NULL, NULL));
+  double v;
+  OK(nd_get(&e, &h, &two, &v));
+  CHECK(v == -3);
+  OK(nd_set(&e, &h, &zero, 0.5));
+  CHECK(host[0] == 0x3800);
+  e = fresh();
+  CHECK(nd_set(&e, &h, &zero, 1e6) == ND_EINVAL); /* beyond 65504 */
+  HAS(e, "cannot be converted to dtype float16");
+  OK(nd_reduce(&e, &s, ND_R_SUM, &h, 0, NULL, 0));
+  CHECK(s.dtype == ND_FLOAT16);
+  OK(nd_get(&e, &s, NULL, &v));
+  CHECK(v == -0.5);
+  nd_release(&s);
+  nd_release(&h);
+}
+
 /* ---- constructors ---- */
 static void test_construct(void) {
   nd_err e = fresh();
@@ -447,6 +476,7 @@ int main(void) {
   test_views_copies();
   test_allocator();
   test_elements();
+  test_half();
   test_construct();
   test_random();
   test_errors();

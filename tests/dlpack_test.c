@@ -79,11 +79,13 @@ static void test_export(void) {
   m->deleter(m);
   nd_release(&b);
 
-  /* The integer dtypes as kDLInt / kDLUInt of their bits, both ways. */
+  /* The integer dtypes as kDLInt / kDLUInt of their bits, both ways;
+   * float16 as kDLFloat 16, bfloat16 as kDLBfloat 16. */
   const struct { int dt; uint8_t code, bits; } ints[] = {
       {ND_INT8, kDLInt, 8},    {ND_INT16, kDLInt, 16},  {ND_INT32, kDLInt, 32},
       {ND_INT64, kDLInt, 64},  {ND_UINT8, kDLUInt, 8},  {ND_UINT16, kDLUInt, 16},
-      {ND_UINT32, kDLUInt, 32}, {ND_UINT64, kDLUInt, 64}};
+      {ND_UINT32, kDLUInt, 32}, {ND_UINT64, kDLUInt, 64},
+      {ND_FLOAT16, kDLFloat, 16}, {ND_BFLOAT16, kDLBfloat, 16}};
   for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
     nd_tensor x = ND_UNSET, y = ND_UNSET;
     OK(nd_zeros(&e, &x, ints[i].dt, 1, bs));
@@ -198,9 +200,12 @@ static void test_refusals(void) {
   CHECK(nd_from_dlpack(&e, &t, &p.m) == ND_EINVAL && !t.storage);
   CHECK(strstr(e.msg, "from_dlpack: device type 2") != NULL);
   producer_init(&p);
-  p.m.dl_tensor.dtype = (DLDataType){kDLFloat, 16, 1};
+  p.m.dl_tensor.dtype = (DLDataType){kDLFloat, 8, 1};
   CHECK(nd_from_dlpack(&e, &t, &p.m) == ND_EINVAL);
-  CHECK(strstr(e.msg, "bits 16") != NULL);
+  CHECK(strstr(e.msg, "bits 8") != NULL);
+  producer_init(&p);
+  p.m.dl_tensor.dtype = (DLDataType){kDLBfloat, 32, 1};
+  CHECK(nd_from_dlpack(&e, &t, &p.m) == ND_EINVAL);
   producer_init(&p);
   p.m.dl_tensor.dtype.lanes = 4;
   CHECK(nd_from_dlpack(&e, &t, &p.m) == ND_EINVAL);

@@ -12,16 +12,26 @@ zero, saturate, NaN gives 0. int64 to float32 rounds once, as NumPy and
 PyTorch do (2^53 + 2^29 + 1 gives 2^53 + 2^30). int64 values travel as {hi, lo} (hi * 2^32 + lo), exact in
 any Lua. The suite itself does not need Python."""
 import math
+import os
+import sys
 import warnings
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from half_round import half_round  # noqa: E402
+
 warnings.simplefilter("ignore")
 DT = ["float32", "float64", "int32", "int64", "uint8", "bool", "int8",
-      "int16", "uint16", "uint32", "uint64"]
-NP = {d: np.dtype(d).type for d in DT if d != "bool"}
+      "int16", "uint16", "uint32", "uint64", "float16", "bfloat16"]
+HALF = ("float16", "bfloat16")
+FLOATS = ("float32", "float64") + HALF
+# float16 / bfloat16 values travel as float64 (exact); conversions into
+# them round once (tools/half_round.py)
+NP = {d: np.dtype(d).type for d in DT if d not in ("bool",) + HALF}
 NP["bool"] = np.bool_
+NP["float16"] = NP["bfloat16"] = np.float64
 RANGE = {d: (int(np.iinfo(d).min), int(np.iinfo(d).max)) for d in DT
-         if d not in ("float32", "float64", "bool")}
+         if d not in FLOATS + ("bool",)}
 inf, nan = math.inf, math.nan
 SRC = {
     "float64": [0.0, -0.0, 0.5, -0.5, 1.9, -1.9, 2.5, -2.5, 127.5, 255.0,
@@ -49,12 +59,22 @@ SRC = {
     "uint64": [0, 1, 255, 65536, 2**32 - 1, 2**32, 2**53 + 1, 2**63 - 1,
                2**63, 2**64 - 1, 12345678901234567890],
     "bool": [True, False],
+    "float16": [0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 127.5, 255.0, 256.0,
+                300.5, -1.0, 65504.0, -65504.0, 2.0**-24, 2.0**-14, inf,
+                -inf, nan, 0.0999755859375, 2048.0, -129.0],
+    "bfloat16": [0.0, -0.0, 0.5, 1.5, -2.5, 255.0, 256.0, 300.0, -1.0,
+                 3.3895313892515355e38, -3.3895313892515355e38, 2.0**-133,
+                 2.0**31, 2.0**63, 2.0**64, inf, -inf, nan, 0.10009765625,
+                 65536.0, -129.0],
 }
 
 
 def convert(vals, s, d):
     a = np.array(vals, dtype=NP[s])
-    if s.startswith("float") and d in RANGE:
+    if d in HALF:
+        src = vals if s in ("int64", "uint64") else a.tolist()
+        return np.array([half_round(v, d) for v in src], dtype=np.float64)
+    if s in FLOATS and d in RANGE:
         lo, hi = RANGE[d]
         out = []
         for v in a.tolist():

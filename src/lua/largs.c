@@ -79,6 +79,8 @@ static const sig sigs[] = {
     {"byte", "t", NULL},
     {"char", "t", NULL},
     {"short", "t", NULL},
+    {"half", "t", NULL},
+    {"bfloat16", "t", NULL},
     {"bool", "t", NULL},
     {"cat", "tensors [, dim]", NULL},
     {"stack", "tensors [, dim]", NULL},

@@ -56,6 +56,10 @@ static int l_long(lua_State *L) { return convert(L, "long", ND_INT64); }
 static int l_byte(lua_State *L) { return convert(L, "byte", ND_UINT8); }
 static int l_char(lua_State *L) { return convert(L, "char", ND_INT8); }
 static int l_short(lua_State *L) { return convert(L, "short", ND_INT16); }
+static int l_half(lua_State *L) { return convert(L, "half", ND_FLOAT16); }
+static int l_bfloat16(lua_State *L) {
+  return convert(L, "bfloat16", ND_BFLOAT16);
+}
 static int l_bool(lua_State *L) { return convert(L, "bool", ND_BOOL); }
 
 /* The tensors of a list at idx (kept alive by the list itself). */
@@ -175,7 +179,8 @@ void ndL_open_copies(lua_State *L) {
       {"contiguous", l_contiguous}, {"clone", l_clone}, {"copy_", l_copy_},
       {"to", l_to}, {"float", l_float}, {"double", l_double}, {"int", l_int},
       {"long", l_long}, {"byte", l_byte}, {"char", l_char},
-      {"short", l_short}, {"bool", l_bool}, {"cat", l_cat},
+      {"short", l_short}, {"half", l_half}, {"bfloat16", l_bfloat16},
+      {"bool", l_bool}, {"cat", l_cat},
       {"stack", l_stack}, {"pad", l_pad}, {NULL, NULL}};
   ndL_register(L, fns);
 }

@@ -201,6 +201,8 @@ static int f_long(call *c) { return to_dtype(c, ND_INT64); }
 static int f_byte(call *c) { return to_dtype(c, ND_UINT8); }
 static int f_char(call *c) { return to_dtype(c, ND_INT8); }
 static int f_short(call *c) { return to_dtype(c, ND_INT16); }
+static int f_half(call *c) { return to_dtype(c, ND_FLOAT16); }
+static int f_bfloat16(call *c) { return to_dtype(c, ND_BFLOAT16); }
 static int f_bool(call *c) { return to_dtype(c, ND_BOOL); }
 static int f_contiguous(call *c) {
   if (nd_is_contiguous(c->t)) return SELF; /* the very same object */
@@ -769,6 +771,8 @@ static const struct {
     {"byte", "", 1, "", f_byte, 0, 0},
     {"char", "", 1, "", f_char, 0, 0},
     {"short", "", 1, "", f_short, 0, 0},
+    {"half", "", 1, "", f_half, 0, 0},
+    {"bfloat16", "", 1, "", f_bfloat16, 0, 0},
     {"bool", "", 1, "", f_bool, 0, 0},
     {"copy_", "", 0, "T", f_copy_, 0, 0},
     {"cumsum", "", 1, "N", f_cumsum, 0, 0},

@@ -346,14 +346,16 @@ static double query(const nd_tensor *t, int q, int n, double d) {
   X(int, fcall, (E *, T *const *, int, const T *, const T *const *,        \
                  const T *const *, const double *, const double *, int,    \
                  void *), ndL_fcall)                                        \
-  X(double, query, (const T *, int, int, double), query)
+  X(double, query, (const T *, int, int, double), query)                    \
+  X(float, half_to_float, (uint16_t), nd_half_to_float)                     \
+  X(float, bf16_to_float, (uint16_t), nd_bf16_to_float)
 #define FIELD(R, name, params, f) R(*name) params;
 static const struct { FFI_API(FIELD) } ffi_api = {
 #define INIT(R, name, params, f) f,
     FFI_API(INIT)};
 #define DECL(R, name, params, f) #R " (*" #name ")" #params "; "
 static const char ffi_api_decl[] =
-    "typedef struct ndffi22_api { " FFI_API(DECL) "} ndffi22_api;";
+    "typedef struct ndffi23_api { " FFI_API(DECL) "} ndffi23_api;";
 #undef FIELD
 #undef INIT
 #undef DECL

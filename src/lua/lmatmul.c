@@ -95,10 +95,13 @@ void ndL_push_blas_plan(lua_State *L, const nd_blas_plan *p) {
     snprintf(routine, sizeof routine, "loop");
   else
     snprintf(routine, sizeof routine, "%s%s",
-             p->dtype == ND_FLOAT32 ? "s" : "d", names[p->routine]);
+             p->dtype == ND_FLOAT32 || p->copies & ND_COPY_F32 ? "s" : "d",
+             names[p->routine]);
   lua_newtable(L);
   ndL_setstr(L, "routine", routine);
   ndL_setstr(L, "dtype", nd_dtype_name(p->dtype));
+  /* float16, bfloat16: what the product is computed in (ND_COPY_F32) */
+  if (p->copies & ND_COPY_F32) ndL_setstr(L, "compute_dtype", "float32");
   if (blas_call && p->routine != ND_BLAS_DOT)
     ndL_setstr(L, "order", p->col_major ? "col" : "row");
   if (blas_call && p->transa) ndL_setstr(L, "transa", p->transa == 'T' ? "T" : "N");

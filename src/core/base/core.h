@@ -28,6 +28,33 @@
 #define ND_IFUNC 0
 #endif
 
+/* float16 / bfloat16 (half.c): the compute dtype of a dtype (float32 for
+ * the two stored as bits, itself otherwise); correctly rounded conversions
+ * from double and 64-bit integers (bf nonzero: to bfloat16); contiguous
+ * bulk conversions. */
+static inline int nd_is_half(int dt) {
+  return dt == ND_FLOAT16 || dt == ND_BFLOAT16;
+}
+static inline int nd_compute_dtype(int dt) {
+  return nd_is_half(dt) ? ND_FLOAT32 : dt;
+}
+/* The largest finite float16 / bfloat16. */
+static inline double nd_half_max(int dt) {
+  return dt == ND_FLOAT16 ? 65504.0 : 0x1.fep127;
+}
+uint16_t nd_double_to_half(double d);
+uint16_t nd_double_to_bf16(double d);
+uint16_t nd_i64_to_half(int64_t v, int bf);
+uint16_t nd_u64_to_half(uint64_t v, int bf);
+void nd_half_to_float_n(float *restrict d, const uint16_t *restrict s,
+                        int64_t n);
+void nd_float_to_half_n(uint16_t *restrict d, const float *restrict s,
+                        int64_t n);
+void nd_bf16_to_float_n(float *restrict d, const uint16_t *restrict s,
+                        int64_t n);
+void nd_float_to_bf16_n(uint16_t *restrict d, const float *restrict s,
+                        int64_t n);
+
 /* Fill e and return its code; every failure goes through here. The
  * message is named after e->fn when the caller set it. */
 nd_status nd_fail(nd_err *e, nd_status code, const char *fmt, ...)

@@ -41,11 +41,14 @@ nd_status nd_check_dtype(nd_err *e, const char *fn, int d) {
 }
 
 /* The promotion of two tensors' dtypes: PyTorch's table for the pairs it
- * defines (bool, uint8, int8, int16, int32, int64, float32, float64),
- * NumPy 1.24's for pairs with uint16, uint32 or uint64 (which PyTorch 1.13
- * lacks). Not an order: uint8 + int8 is int16, uint64 + int64 float64.
- * Rows and columns in ND_DTYPES order; tools/gen_dtype_fixtures.py checks
- * every pair against torch.promote_types / numpy.result_type. */
+ * defines (bool, uint8, int8, int16, int32, int64, float16, bfloat16,
+ * float32, float64), NumPy 1.24's for pairs with uint16, uint32 or uint64
+ * (which PyTorch 1.13 lacks), bfloat16 taking float16's row there. Not an
+ * order: uint8 + int8 is int16, uint64 + int64 float64, float16 +
+ * bfloat16 float32. One named row per dtype, columns in ND_DTYPES order:
+ * a dtype appended without its row (or a row without a column) fails to
+ * compile. tools/gen_dtype_fixtures.py checks every pair against
+ * torch.promote_types / numpy.result_type. */
 #define F32 ND_FLOAT32
 #define F64 ND_FLOAT64
 #define I32 ND_INT32
@@ -57,19 +60,32 @@ nd_status nd_check_dtype(nd_err *e, const char *fn, int d) {
 #define U16 ND_UINT16
 #define U32 ND_UINT32
 #define U64 ND_UINT64
-static const signed char promotion[ND_NDTYPES][ND_NDTYPES] = {
-  {F32, F64, F32, F32, F32, F32, F32, F32, F32, F64, F64}, /* float32 */
-  {F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64}, /* float64 */
-  {F32, F64, I32, I64, I32, I32, I32, I32, I32, I64, F64}, /* int32 */
-  {F32, F64, I64, I64, I64, I64, I64, I64, I64, I64, F64}, /* int64 */
-  {F32, F64, I32, I64, U8, U8, I16, I16, U16, U32, U64},   /* uint8 */
-  {F32, F64, I32, I64, U8, B, I8, I16, U16, U32, U64},     /* bool */
-  {F32, F64, I32, I64, I16, I8, I8, I16, I32, I64, F64},   /* int8 */
-  {F32, F64, I32, I64, I16, I16, I16, I16, I32, I64, F64}, /* int16 */
-  {F32, F64, I32, I64, U16, U16, I32, I32, U16, U32, U64}, /* uint16 */
-  {F64, F64, I64, I64, U32, U32, I64, I64, U32, U32, U64}, /* uint32 */
-  {F64, F64, F64, F64, U64, U64, F64, F64, U64, U64, U64}, /* uint64 */
+#define F16 ND_FLOAT16
+#define BF16 ND_BFLOAT16
+#define ROW(E, ...)                                                         \
+  static const signed char row_##E[] = {__VA_ARGS__};                       \
+  _Static_assert(sizeof row_##E == ND_NDTYPES,                              \
+                 "promotion row " #E ": one column per dtype");
+/*        float32 ... (ND_DTYPES order) ..................... float16 bfloat16 */
+ROW(FLOAT32, F32, F64, F32, F32, F32, F32, F32, F32, F32, F64, F64, F32, F32)
+ROW(FLOAT64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64)
+ROW(INT32, F32, F64, I32, I64, I32, I32, I32, I32, I32, I64, F64, F16, BF16)
+ROW(INT64, F32, F64, I64, I64, I64, I64, I64, I64, I64, I64, F64, F16, BF16)
+ROW(UINT8, F32, F64, I32, I64, U8, U8, I16, I16, U16, U32, U64, F16, BF16)
+ROW(BOOL, F32, F64, I32, I64, U8, B, I8, I16, U16, U32, U64, F16, BF16)
+ROW(INT8, F32, F64, I32, I64, I16, I8, I8, I16, I32, I64, F64, F16, BF16)
+ROW(INT16, F32, F64, I32, I64, I16, I16, I16, I16, I32, I64, F64, F16, BF16)
+ROW(UINT16, F32, F64, I32, I64, U16, U16, I32, I32, U16, U32, U64, F32, F32)
+ROW(UINT32, F64, F64, I64, I64, U32, U32, I64, I64, U32, U32, U64, F64, F64)
+ROW(UINT64, F64, F64, F64, F64, U64, U64, F64, F64, U64, U64, U64, F64, F64)
+ROW(FLOAT16, F32, F64, F16, F16, F16, F16, F16, F16, F32, F64, F64, F16, F32)
+ROW(BFLOAT16, F32, F64, BF16, BF16, BF16, BF16, BF16, BF16, F32, F64, F64, F32, BF16)
+static const signed char *const promotion[ND_NDTYPES] = {
+#define P(E, name, T, kind) [ND_##E] = row_##E,
+    ND_DTYPES(P)
+#undef P
 };
+#undef ROW
 #undef F32
 #undef F64
 #undef I32
@@ -81,6 +97,8 @@ static const signed char promotion[ND_NDTYPES][ND_NDTYPES] = {
 #undef U16
 #undef U32
 #undef U64
+#undef F16
+#undef BF16
 int nd_promote_types(int a, int b) {
   return valid(a) && valid(b) ? promotion[a][b] : -1;
 }

@@ -69,9 +69,9 @@ static int work_dtype(int dt) {
           *(T *)(void *)o = (T)(STORE(T))acc[i];                            \
     }                                                                       \
   }
-ND_DTYPES(ROWS)
+ND_NATIVE_DTYPES(ROWS)
 #define ROWS_FN(E, name, T, kind) [ND_##E] = rows_##E,
-static const nd_task_fn row_fns[ND_NDTYPES] = {ND_DTYPES(ROWS_FN)};
+static const nd_task_fn row_fns[ND_NDTYPES] = {ND_NATIVE_DTYPES(ROWS_FN)};
 
 static const char *const boundary_names[ND_NBOUNDARIES] = {
 #define NAME(E, name) #name,
@@ -125,6 +125,10 @@ static nd_status run(nd_err *e, const char *fn, nd_tensor *out,
                      const image *x, const image *h, int flip,
                      const dim1 *d0, const dim1 *d1, int boundary,
                      double fill, int reversed, int dt, int ndim) {
+  if (nd_is_half(dt))
+    return nd_fail(e, ND_EINVAL, "%s: not implemented for dtype %s yet "
+                   "(convert with :to(\"float32\") first)", fn,
+                   nd_dtype_name(dt));
   int wdt = work_dtype(dt);
   int64_t ws = nd_dtype_size(wdt), es = nd_dtype_size(dt);
   int64_t P = h->M, Q = h->N, M = x->M, N = x->N;

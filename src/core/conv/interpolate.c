@@ -218,7 +218,7 @@ nd_status nd_interpolate(nd_err *e, nd_tensor *out, const nd_tensor *t,
     return nd_fail(e, ND_EINVAL, "%s: align_corners can only be set with "
                    "the interpolating modes linear, bilinear and bicubic, "
                    "not \"%s\"", fn, mname);
-  if (nd_dtype_kind(t->dtype) != 'f')
+  if (nd_dtype_kind(t->dtype) != 'f' || nd_is_half(t->dtype))
     return nd_fail(e, ND_EINVAL, "%s: takes float32 or float64 input, got "
                    "%s", fn, nd_dtype_name(t->dtype));
   int sp = t->ndim - 2, align = align_corners > 0;

@@ -5,7 +5,8 @@
 /* nd dtype <-> DLPack (code, bits): from its kind and size. */
 static DLDataType dl_type(int d) {
   char k = nd_dtype_kind(d);
-  DLDataType t = {k == 'f' ? kDLFloat : k == 'i' ? kDLInt
+  DLDataType t = {d == ND_BFLOAT16 ? kDLBfloat : k == 'f' ? kDLFloat
+                  : k == 'i' ? kDLInt
                   : k == 'u' ? kDLUInt : kDLBool,
                   (uint8_t)(8 * nd_dtype_size(d)), 1};
   return t;

@@ -12,7 +12,9 @@ static const char MAGIC[] = "\x93NUMPY";
  * every dtype so far is one NumPy has under that code. */
 static int descr_dtype(char kind, int bytes) {
   for (int d = 0; d < ND_NDTYPES; d++)
-    if (nd_dtype_kind(d) == kind && nd_dtype_size(d) == bytes) return d;
+    if (nd_dtype_kind(d) == kind && nd_dtype_size(d) == bytes &&
+        d != ND_BFLOAT16) /* 'f2' is float16 */
+      return d;
   return -1;
 }
 
@@ -115,10 +117,14 @@ static nd_status unsupported_descr(nd_err *e, const char *path, const char *p) {
   char dt[40], all[400] = "";
   snprintf(dt, sizeof dt, bits ? "%s%lld" : "%s", name, bits);
   size_t k = 0; /* what nd reads, from the dtype list: "float32 ('<f4'), ..." */
-  for (int d = 0; d < ND_NDTYPES && k < sizeof all; d++) {
+  int last = ND_NDTYPES - 1; /* the dtypes with a descr (not bfloat16) */
+  while (descr_dtype(nd_dtype_kind(last), (int)nd_dtype_size(last)) != last)
+    last--;
+  for (int d = 0; d <= last && k < sizeof all; d++) {
     int64_t size = nd_dtype_size(d);
+    if (descr_dtype(nd_dtype_kind(d), (int)size) != d) continue;
     k += (size_t)snprintf(all + k, sizeof all - k, "%s%s ('%c%c%lld')",
-                          d == 0 ? "" : d + 1 < ND_NDTYPES ? ", " : " and ",
+                          d == 0 ? "" : d < last ? ", " : " and ",
                           nd_dtype_name(d), size == 1 ? '|' : '<',
                           nd_dtype_kind(d), (long long)size);
   }
@@ -377,6 +383,10 @@ static int fortran_contiguous(const nd_tensor *t) {
 }
 
 nd_status nd_save_npy(nd_err *e, const char *path, const nd_tensor *t) {
+  if (t->dtype == ND_BFLOAT16) /* '<f2' is float16; bfloat16 has no code */
+    return nd_fail(e, ND_EINVAL, "save: .npy has no bfloat16 dtype (save "
+                   "it with nd.safetensors.save, or convert with "
+                   ":to(\"float32\") first)");
   const int64_t size = nd_dtype_size(t->dtype);
   const char descr[4] = {size == 1 ? '|' : '<', nd_dtype_kind(t->dtype),
                          (char)('0' + size), 0};

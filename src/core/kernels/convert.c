@@ -121,11 +121,11 @@ static int cv_masked32, cv_masked64; /* which form: see cv_pick_forms */
     return;
 
 /* The dtype list crossed with itself: each destination's function
- * switches over ND_DTYPES(CV_CASE). A macro cannot expand inside its own
+ * switches over ND_NATIVE_DTYPES(CV_CASE). A macro cannot expand inside its own
  * expansion, so that inner ND_DTYPES is named through CV_SOURCES, which
  * only becomes ND_DTYPES when CV_EXPAND rescans the whole. */
 #define CV_NOTHING()
-#define CV_SOURCES() ND_DTYPES
+#define CV_SOURCES() ND_NATIVE_DTYPES
 #define CV_EXPAND(...) __VA_ARGS__
 #define CV_DEST(DE, dn, DT, DKIND)                                          \
   CV_CLONES static void to_##dn(char *restrict d, int64_t ds, int sdt,      \
@@ -135,13 +135,13 @@ static int cv_masked32, cv_masked64; /* which form: see cv_pick_forms */
     enum { DK = DKIND };                                                    \
     switch (sdt) { CV_SOURCES CV_NOTHING() ()(CV_CASE) }                    \
   }
-CV_EXPAND(ND_DTYPES(CV_DEST))
+CV_EXPAND(ND_NATIVE_DTYPES(CV_DEST))
 
 typedef void (*cv_fn)(char *restrict, int64_t, int, const char *restrict,
                       int64_t, int64_t);
 static const cv_fn to_dtype[ND_NDTYPES] = {
 #define CV_ENTRY(E, name, T, kind) [ND_##E] = to_##name,
-    ND_DTYPES(CV_ENTRY)
+    ND_NATIVE_DTYPES(CV_ENTRY)
 #undef CV_ENTRY
 };
 
@@ -183,15 +183,91 @@ CV_CLONES static void fill_run(char *d, const char *v, int64_t es, int64_t n) {
   }
 }
 
+/* ---- float16 and bfloat16 (half.c converts) ---- */
+enum { HB = 512 }; /* elements per block on the stack */
+/* Sources whose values float32 holds exactly: through float32 blocks. */
+static int exact_in_f32(int dt) {
+  return dt == ND_FLOAT32 || nd_is_half(dt) || dt == ND_BOOL ||
+         nd_dtype_size(dt) <= 2;
+}
+/* m elements of s (stride ss) as contiguous float32 into b. */
+static void load_f32(float *b, int sdt, const char *s, int64_t ss,
+                     int64_t m) {
+  if (!nd_is_half(sdt)) {
+    to_float32((char *)b, 4, sdt, s, ss, m);
+    return;
+  }
+  uint16_t h[HB];
+  const uint16_t *p = (const uint16_t *)(const void *)s;
+  if (ss != 2) {
+    for (int64_t i = 0; i < m; i++) memcpy(&h[i], s + i * ss, 2);
+    p = h;
+  }
+  if (sdt == ND_FLOAT16) nd_half_to_float_n(b, p, m);
+  else nd_bf16_to_float_n(b, p, m);
+}
+static void store_half(int ddt, uint16_t *q, const float *b, int64_t m) {
+  if (ddt == ND_FLOAT16) nd_float_to_half_n(q, b, m);
+  else nd_float_to_bf16_n(q, b, m);
+}
+/* A value float32 may not hold exactly, rounded once into a half. */
+static uint16_t wide_to_half(int bf, int sdt, const char *p) {
+  union { double d; int32_t i32; uint32_t u32; int64_t i64; uint64_t u64; } v;
+  memcpy(&v, p, (size_t)nd_dtype_size(sdt));
+  switch (sdt) {
+  case ND_FLOAT64: return bf ? nd_double_to_bf16(v.d) : nd_double_to_half(v.d);
+  case ND_INT32: return nd_i64_to_half(v.i32, bf);
+  case ND_UINT32: return nd_u64_to_half(v.u32, bf);
+  case ND_INT64: return nd_i64_to_half(v.i64, bf);
+  default: return nd_u64_to_half(v.u64, bf);
+  }
+}
+static void half_convert(int ddt, char *d, int64_t ds, int sdt, const char *s,
+                         int64_t ss, int64_t n) {
+  if (ddt == ND_FLOAT32 && ds == 4 && ss == 2) { /* the bulk forms at once */
+    load_f32((float *)(void *)d, sdt, s, ss, n);
+    return;
+  }
+  if (sdt == ND_FLOAT32 && ss == 4 && ds == 2) {
+    store_half(ddt, (uint16_t *)(void *)d, (const float *)(const void *)s, n);
+    return;
+  }
+  if (nd_is_half(ddt) && !exact_in_f32(sdt)) {
+    for (int64_t i = 0; i < n; i++) {
+      uint16_t h = wide_to_half(ddt == ND_BFLOAT16, sdt, s + i * ss);
+      memcpy(d + i * ds, &h, 2);
+    }
+    return;
+  }
+  float b[HB];
+  uint16_t h[HB];
+  for (int64_t done = 0; done < n; done += HB) {
+    int64_t m = n - done < HB ? n - done : HB;
+    load_f32(b, sdt, s + done * ss, ss, m);
+    char *q = d + done * ds;
+    if (!nd_is_half(ddt)) {
+      to_dtype[ddt](q, ds, ND_FLOAT32, (const char *)b, 4, m);
+    } else if (ds == 2) {
+      store_half(ddt, (uint16_t *)(void *)q, b, m);
+    } else {
+      store_half(ddt, h, b, m);
+      for (int64_t i = 0; i < m; i++) memcpy(q + i * ds, &h[i], 2);
+    }
+  }
+}
+
 /* d and s never overlap: nd_copy reads an overlapping source through a
  * copy, and the other callers convert to or from their own buffers. */
 void nd_convert(int ddt, char *d, int64_t dst, int sdt, const char *s,
                 int64_t sst, int64_t n) {
+  int half = nd_is_half(ddt) || nd_is_half(sdt);
   if (sst == 0 && n > 1 && dst == nd_dtype_size(ddt)) { /* fill_, broadcasts */
     char v[8];
-    to_dtype[ddt](v, 0, sdt, s, 0, 1);
+    if (half) half_convert(ddt, v, 0, sdt, s, 0, 1);
+    else to_dtype[ddt](v, 0, sdt, s, 0, 1);
     fill_run(d, v, dst, n);
     return;
   }
-  to_dtype[ddt](d, dst, sdt, s, sst, n);
+  if (half) half_convert(ddt, d, dst, sdt, s, sst, n);
+  else to_dtype[ddt](d, dst, sdt, s, sst, n);
 }

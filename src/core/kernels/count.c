@@ -45,9 +45,9 @@ static inline int past_int64(uint64_t v) { return v > (uint64_t)INT64_MAX; }
     if (r->hi < INT64_MAX && IVAL(T, kind, &hi) > r->hi)                    \
       r->hi = IVAL(T, kind, &hi);                                           \
   }
-ND_DTYPES(RANGE)
+ND_NATIVE_DTYPES(RANGE)
 #define RANGE_FN(E, name, T, kind) [ND_##E] = range_##E,
-static const nd_loop_fn ranges[ND_NDTYPES] = {ND_DTYPES(RANGE_FN)};
+static const nd_loop_fn ranges[ND_NDTYPES] = {ND_NATIVE_DTYPES(RANGE_FN)};
 
 /* The smallest and largest of t's elements (t not empty). */
 static range range_of(const nd_tensor *t) {
@@ -91,14 +91,14 @@ static nd_status integers_only(nd_err *e, const char *fn, const nd_tensor *t,
     for (int64_t i = 0; i < n; i++, x += xs, w += ws)                       \
       c[IVAL(T, kind, x)] += *w;                                            \
   }
-ND_DTYPES(COUNT)
+ND_NATIVE_DTYPES(COUNT)
 typedef void (*count_fn)(const char *, int64_t, int64_t, int64_t *, int64_t);
 typedef void (*wcount_fn)(const char *, int64_t, int64_t, const double *,
                           int64_t, double *);
 #define COUNT_FN(E, name, T, kind) [ND_##E] = count_##E,
 #define WCOUNT_FN(E, name, T, kind) [ND_##E] = wcount_##E,
-static const count_fn counts[ND_NDTYPES] = {ND_DTYPES(COUNT_FN)};
-static const wcount_fn wcounts[ND_NDTYPES] = {ND_DTYPES(WCOUNT_FN)};
+static const count_fn counts[ND_NDTYPES] = {ND_NATIVE_DTYPES(COUNT_FN)};
+static const wcount_fn wcounts[ND_NDTYPES] = {ND_NATIVE_DTYPES(WCOUNT_FN)};
 
 nd_status nd_bincount(nd_err *e, nd_tensor *out, const nd_tensor *t,
                       const nd_tensor *weights, int64_t minlength) {
@@ -176,9 +176,9 @@ typedef struct { int64_t base; } hot_ctx;
     for (int64_t i = 0; i < n; i++, o += st[0], x += st[1])                 \
       ((int64_t *)o)[IVAL(T, kind, x) - base] = 1;                          \
   }
-ND_DTYPES(HOT)
+ND_NATIVE_DTYPES(HOT)
 #define HOT_FN(E, name, T, kind) [ND_##E] = hot_##E,
-static const nd_loop_fn hots[ND_NDTYPES] = {ND_DTYPES(HOT_FN)};
+static const nd_loop_fn hots[ND_NDTYPES] = {ND_NATIVE_DTYPES(HOT_FN)};
 
 nd_status nd_one_hot(nd_err *e, nd_tensor *out, const nd_tensor *index,
                      int64_t num_classes) {

@@ -49,7 +49,9 @@ nd_status nd_get_i64(nd_err *e, const nd_tensor *t, const int64_t *idx,
  * uint8 raises); a fractional number truncates toward zero first (2.7
  * into int32 is 2); NaN and infinities go into floats only; a finite
  * number beyond float32's range does not go into float32; anything goes
- * into bool (nonzero is true). */
+ * into bool (nonzero is true). float16 and bfloat16 likewise: a finite
+ * value beyond their largest (65504, 0x1.fep127) raises, as PyTorch's
+ * fill_; others round to nearest-even. */
 nd_status nd_scalar_fits(nd_err *e, const char *fn, int dt,
                          const nd_operand *s) {
   char k = nd_dtype_kind(dt), buf[48];
@@ -68,6 +70,12 @@ nd_status nd_scalar_fits(nd_err *e, const char *fn, int dt,
     }
   } else if (dt == ND_FLOAT32 && s->dtype == ND_FLOAT64) {
     fits = !isfinite(s->f) || fabs(s->f) <= FLT_MAX;
+  } else if (nd_is_half(dt)) {
+    double top = nd_half_max(dt),
+           v = s->dtype == ND_FLOAT64 ? s->f
+               : s->dtype == ND_UINT64 ? (double)(uint64_t)s->i
+                                       : (double)s->i;
+    fits = !isfinite(v) || fabs(v) <= top;
   }
   if (fits) return ND_OK;
   if (s->dtype == ND_FLOAT64)

@@ -336,9 +336,46 @@ static void execute(const nd_tensor *dst, const nd_tensor *ex, int nin,
   nd_parallel_for(n, grain, direct ? run_direct : run_buffered, &j);
 }
 
+/* float16 / bfloat16 in kin[] or kout: the kernel is float32's. Tensor
+ * operands (with dims) of another dtype are first rounded into that dtype
+ * (PyTorch's cast to the common dtype: int32 100000 * a float16 tensor is
+ * inf); scalars and 0-d tensors are not (PyTorch's CPU scalars: float16 3
+ * * (1/3) is 1). Then the driver converts blocks to and from float32. */
+static nd_status half_run(nd_err *e, const char *fn, nd_tensor *out,
+                          int mode, int nin, const nd_operand *in, int rdt,
+                          const int *kin, int kout, nd_loop_fn kernel,
+                          void *kctx, int64_t grain) {
+  nd_operand ops[ND_ITER_MAXOPS - 1];
+  nd_tensor tmp[ND_ITER_MAXOPS - 1];
+  int ak[ND_ITER_MAXOPS - 1];
+  nd_status st = ND_OK;
+  for (int k = 0; k < nin; k++) {
+    const nd_tensor *x = in[k].t;
+    ops[k] = in[k];
+    ak[k] = nd_compute_dtype(kin[k]);
+    tmp[k].storage = NULL;
+    if (x && x->storage && x->ndim > 0 && nd_is_half(kin[k]) &&
+        x->dtype != kin[k] && x->dtype != ND_BOOL) {
+      if ((st = nd_to_dtype(e, &tmp[k], x, kin[k]))) break;
+      ops[k].t = &tmp[k];
+      ops[k].dtype = kin[k];
+    }
+  }
+  if (!st)
+    st = nd_ew_run(e, fn, out, mode, nin, ops, rdt, ak,
+                   nd_compute_dtype(kout), kernel, kctx, grain);
+  for (int k = 0; k < nin; k++)
+    if (tmp[k].storage) nd_release(&tmp[k]);
+  return st ? nd_err_name(e, fn) : ND_OK;
+}
+
 nd_status nd_ew_run(nd_err *e, const char *fn, nd_tensor *out, int mode,
                     int nin, const nd_operand *in, int rdt, const int *kin,
                     int kout, nd_loop_fn kernel, void *kctx, int64_t grain) {
+  for (int k = 0; k < nin; k++)
+    if (nd_is_half(kin[k]) || (k == 0 && nd_is_half(kout)))
+      return half_run(e, fn, out, mode, nin, in, rdt, kin, kout, kernel,
+                      kctx, grain);
   cell cells[ND_ITER_MAXOPS - 1];
   const nd_tensor *ts[ND_ITER_MAXOPS - 1];
   nd_tensor ex[ND_ITER_MAXOPS - 1];

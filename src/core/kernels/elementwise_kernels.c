@@ -91,14 +91,14 @@ static inline float exp_f32(float x) {
   BINARY_LOOP(le, E_LE, E, T, kind, uint8_t)                             \
   BINARY_LOOP(gt, E_GT, E, T, kind, uint8_t)                             \
   BINARY_LOOP(ge, E_GE, E, T, kind, uint8_t)
-ND_DTYPES(BINARY_ALL)
+ND_NATIVE_DTYPES(BINARY_ALL)
 
 /* Rows per dtype from the one dtype list; columns in nd_op order. */
 #define BROW(E, name, T, kind)                                              \
   [ND_##E] = {b_add_##E, b_sub_##E, b_mul_##E, b_div_##E, b_pow_##E,        \
               b_max_##E, b_min_##E, b_eq_##E,  b_ne_##E,  b_lt_##E,         \
               b_le_##E,  b_gt_##E,  b_ge_##E},
-const nd_loop_fn nd_binary_kernels[ND_NDTYPES][ND_GE + 1] = {ND_DTYPES(BROW)};
+const nd_loop_fn nd_binary_kernels[ND_NDTYPES][ND_GE + 1] = {ND_NATIVE_DTYPES(BROW)};
 #undef BROW
 
 /* ---- unary expressions: (T, kind, a); float ones only run on floats ---- */
@@ -139,7 +139,7 @@ const nd_loop_fn nd_binary_kernels[ND_NDTYPES][ND_GE + 1] = {ND_DTYPES(BROW)};
   UNARY_LOOP(round, U_ROUND, E, T, kind, T)                              \
   UNARY_LOOP(isnan, U_ISNAN, E, T, kind, uint8_t)                        \
   UNARY_LOOP(isfinite, U_ISFINITE, E, T, kind, uint8_t)
-ND_DTYPES(UNARY_ALL)
+ND_NATIVE_DTYPES(UNARY_ALL)
 
 #define UROW(E, name, T, kind)                                              \
   [ND_##E] = {u_neg_##E,  u_abs_##E,   u_exp_##E,   u_log_##E,   u_sqrt_##E, \
@@ -147,7 +147,7 @@ ND_DTYPES(UNARY_ALL)
               u_relu_##E, u_floor_##E, u_ceil_##E,  u_round_##E,            \
               u_isnan_##E, u_isfinite_##E},
 const nd_loop_fn nd_unary_kernels[ND_NDTYPES][ND_ISFINITE - ND_NEG + 1] = {
-    ND_DTYPES(UROW)};
+    ND_NATIVE_DTYPES(UROW)};
 #undef UROW
 
 /* ---- clamp and where: four operands ---- */
@@ -178,7 +178,7 @@ const nd_loop_fn nd_unary_kernels[ND_NDTYPES][ND_ISFINITE - ND_NEG + 1] = {
          i++, po += st[0], pa += st[1], pl += st[2], ph += st[3])           \
       *(T *)po = CLAMP(T, *(const T *)pa, *(const T *)pl, *(const T *)ph);  \
   }
-ND_DTYPES(CLAMP_LOOP)
+ND_NATIVE_DTYPES(CLAMP_LOOP)
 
 /* The unsigned integer of T's size. */
 #define BITS_OF(T)                                                          \
@@ -227,9 +227,9 @@ ND_DTYPES(CLAMP_LOOP)
          i++, po += st[0], pc += st[1], pa += st[2], pb += st[3])           \
       *(T *)po = *(const uint8_t *)pc ? *(const T *)pa : *(const T *)pb;    \
   }
-ND_DTYPES(WHERE_LOOP)
+ND_NATIVE_DTYPES(WHERE_LOOP)
 
 #define CLAMP_NAME(E, name, T, kind) [ND_##E] = clamp_##E,
 #define WHERE_NAME(E, name, T, kind) [ND_##E] = where_##E,
-const nd_loop_fn nd_clamp_kernels[ND_NDTYPES] = {ND_DTYPES(CLAMP_NAME)};
-const nd_loop_fn nd_where_kernels[ND_NDTYPES] = {ND_DTYPES(WHERE_NAME)};
+const nd_loop_fn nd_clamp_kernels[ND_NDTYPES] = {ND_NATIVE_DTYPES(CLAMP_NAME)};
+const nd_loop_fn nd_where_kernels[ND_NDTYPES] = {ND_NATIVE_DTYPES(WHERE_NAME)};

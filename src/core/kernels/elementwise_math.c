@@ -164,7 +164,7 @@ const char *nd_math_name(int op) {
 #define INST_2(OP, name, cls, E, T, kind)                                   \
   BINARY_LOOP(name, M_##OP, E, T, kind, OUT_##cls(T))
 #define INSTANCES(E, name, T, kind) ND_MATH_OPS(INST, E, T, kind)
-ND_DTYPES(INSTANCES)
+ND_NATIVE_DTYPES(INSTANCES)
 
 #define U_PTR(OP, name, ar, cls, E) U_PTR_##ar(OP, name, E)
 #define U_PTR_1(OP, name, E) [ND_##OP] = u_##name##_##E,
@@ -174,8 +174,8 @@ ND_DTYPES(INSTANCES)
 #define B_PTR_2(OP, name, E) [ND_##OP - NUNARY] = b_##name##_##E,
 #define U_ROW(E, name, T, kind) [ND_##E] = {ND_MATH_OPS(U_PTR, E)},
 #define B_ROW(E, name, T, kind) [ND_##E] = {ND_MATH_OPS(B_PTR, E)},
-static const nd_loop_fn unary_kernels[ND_NDTYPES][NUNARY] = {ND_DTYPES(U_ROW)};
-static const nd_loop_fn binary_kernels[ND_NDTYPES][NBINARY] = {ND_DTYPES(B_ROW)};
+static const nd_loop_fn unary_kernels[ND_NDTYPES][NUNARY] = {ND_NATIVE_DTYPES(U_ROW)};
+static const nd_loop_fn binary_kernels[ND_NDTYPES][NBINARY] = {ND_NATIVE_DTYPES(B_ROW)};
 
 /* ---- lerp, isclose, nan_to_num ---- */
 /* out, a, b, w: PyTorch's two-sided formula (exact at w = 0 and w = 1). */
@@ -202,7 +202,7 @@ static const nd_loop_fn binary_kernels[ND_NDTYPES][NBINARY] = {ND_DTYPES(B_ROW)}
       *(T *)po = LERP_EXPR(T, kind, a, b, w);                               \
     }                                                                       \
   }
-ND_DTYPES(LERP_LOOP)
+ND_NATIVE_DTYPES(LERP_LOOP)
 
 typedef struct { double rtol, atol; int equal_nan; } close_args;
 /* PyTorch's: equal, or a finite |a - b| within atol + |rtol * b|. */
@@ -229,7 +229,7 @@ typedef struct { double rtol, atol; int equal_nan; } close_args;
       *(uint8_t *)po = CLOSE_EXPR(T, kind, a, b);                           \
     }                                                                       \
   }
-ND_DTYPES(CLOSE_LOOP)
+ND_NATIVE_DTYPES(CLOSE_LOOP)
 
 typedef struct { double nan, posinf, neginf; } num_args;
 #define NUM_EXPR(T, a, vn, vp, vm)                                          \
@@ -253,7 +253,7 @@ typedef struct { double nan, posinf, neginf; } num_args;
       *(T *)po = NUM_EXPR(T, a, vn, vp, vm);                                \
     }                                                                       \
   }
-ND_DTYPES(NUM_LOOP)
+ND_NATIVE_DTYPES(NUM_LOOP)
 
 /* out, t, a, b: t + value * a * b and t + value * a / b (PyTorch's order:
  * (value * a) then * or / b). Integers wrap (uint64_t arithmetic: no
@@ -285,12 +285,12 @@ typedef struct { double v; int64_t i; } addc_args;
   }
 #define ADDCMUL_LOOP(E, name, T, kind) ADDC_LOOP(E, name, T, kind, addcmul, 0)
 #define ADDCDIV_LOOP(E, name, T, kind) ADDC_LOOP(E, name, T, kind, addcdiv, 1)
-ND_DTYPES(ADDCMUL_LOOP)
-ND_DTYPES(ADDCDIV_LOOP)
+ND_NATIVE_DTYPES(ADDCMUL_LOOP)
+ND_NATIVE_DTYPES(ADDCDIV_LOOP)
 
 #define PTRS(E, name, T, kind)                                              \
   [ND_##E] = {lerp_##E, close_##E, num_##E, addcmul_##E, addcdiv_##E},
-static const nd_loop_fn misc_kernels[ND_NDTYPES][5] = {ND_DTYPES(PTRS)};
+static const nd_loop_fn misc_kernels[ND_NDTYPES][5] = {ND_NATIVE_DTYPES(PTRS)};
 #undef PTRS
 
 /* ---- drivers ---- */
@@ -322,10 +322,11 @@ nd_status nd_math_unary(nd_err *e, nd_tensor *out, int mode, int op,
   else if (op == ND_TRUNC && k == 'b')
     return nd_fail(e, ND_EINVAL, "trunc: not defined for bool tensors");
   else if (op == ND_SQUARE && k == 'b') ct = rdt = ND_INT64;
+  int kt = nd_compute_dtype(ct); /* float16, bfloat16: float32's kernel */
   nd_operand oa = {a, c, 0, 0};
-  nd_loop_fn kn = unary_kernels[ct][op];
+  nd_loop_fn kn = unary_kernels[kt][op];
   void *kctx = NULL;
-  if (op <= ND_LGAMMA) nd_vmath(ND_VM_LOG1P + op - ND_LOG1P, ct, &kn, &kctx);
+  if (op <= ND_LGAMMA) nd_vmath(ND_VM_LOG1P + op - ND_LOG1P, kt, &kn, &kctx);
   return nd_ew_run(e, fn, out, mode, 1, &oa, rdt, &ct, rdt, kn, kctx,
                    grain_of(cls));
 }
@@ -375,11 +376,11 @@ nd_status nd_math_binary(nd_err *e, nd_tensor *out, int mode, int op,
       return nd_fail(e, ND_EINVAL, "%s: integer division by zero (the %s "
                      "divisor has a zero)", fn, nd_dtype_name(ct));
   }
-  int kin[2] = {ct, ct};
-  nd_loop_fn kn = binary_kernels[ct][op - NUNARY];
+  int kt = nd_compute_dtype(ct), kin[2] = {ct, ct};
+  nd_loop_fn kn = binary_kernels[kt][op - NUNARY];
   void *kctx = NULL;
   if (op == ND_ATAN2 || op == ND_HYPOT)
-    nd_vmath(op == ND_ATAN2 ? ND_VM_ATAN2 : ND_VM_HYPOT, ct, &kn, &kctx);
+    nd_vmath(op == ND_ATAN2 ? ND_VM_ATAN2 : ND_VM_HYPOT, kt, &kn, &kctx);
   return nd_ew_run(e, fn, out, mode, 2, ops, rdt, kin, cls == 'B' ? ND_BOOL : ct,
                    kn, kctx, grain_of(cls));
 }
@@ -394,8 +395,8 @@ nd_status nd_lerp(nd_err *e, nd_tensor *out, int mode, const nd_operand *a,
   if (nd_dtype_kind(c) != 'f')
     return nd_fail(e, ND_EINVAL, "%s: takes float operands, got %s (convert "
                    "with :to(\"float64\") first)", fn, nd_dtype_name(c));
-  int kin[3] = {c, c, c};
-  return nd_ew_run(e, fn, out, mode, 3, ops, c, kin, c, misc_kernels[c][0],
+  int kc = nd_compute_dtype(c), kin[3] = {c, c, c};
+  return nd_ew_run(e, fn, out, mode, 3, ops, c, kin, c, misc_kernels[kc][0],
                    NULL, 1 << 15);
 }
 
@@ -420,9 +421,9 @@ static nd_status addc(nd_err *e, nd_tensor *out, int mode, int div,
     return nd_fail(e, ND_EINVAL, "%s: value must be an integer for a %s "
                    "result, got %g", fn, nd_dtype_name(c), value);
   addc_args cx = {value, k == 'f' ? 0 : (int64_t)value};
-  int kin[3] = {c, c, c};
+  int kc = nd_compute_dtype(c), kin[3] = {c, c, c};
   return nd_ew_run(e, fn, out, mode, 3, ops, c, kin, c,
-                   misc_kernels[c][div ? 4 : 3], &cx, 1 << 15);
+                   misc_kernels[kc][div ? 4 : 3], &cx, 1 << 15);
 }
 nd_status nd_addcmul(nd_err *e, nd_tensor *out, int mode, const nd_tensor *t,
                      const nd_tensor *a, const nd_tensor *b, double value) {
@@ -445,7 +446,8 @@ nd_status nd_isclose(nd_err *e, nd_tensor *out, const nd_operand *a,
   int ct = nd_dtype_kind(c) == 'f' ? c : ND_FLOAT64, kin[2] = {ct, ct};
   close_args cx = {rtol, atol, equal_nan};
   return nd_ew_run(e, "isclose", out, out->storage ? ND_OUT : ND_NEW, 2, ops,
-                   ND_BOOL, kin, ND_BOOL, misc_kernels[ct][1], &cx, 1 << 15);
+                   ND_BOOL, kin, ND_BOOL,
+                   misc_kernels[nd_compute_dtype(ct)][1], &cx, 1 << 15);
 }
 
 nd_status nd_nan_to_num(nd_err *e, nd_tensor *out, int mode,
@@ -465,8 +467,14 @@ nd_status nd_nan_to_num(nd_err *e, nd_tensor *out, int mode,
     if (nd_check_writable(e, fn, out)) return e->code;
     return nd_copy(e, out, t);
   }
+  if (nd_is_half(dt)) { /* the bindings' default, DBL_MAX: the largest */
+    const double top = nd_half_max(dt);
+    posinf = posinf > top ? top : posinf;
+    neginf = neginf < -top ? -top : neginf;
+  }
   num_args nx = {nan, posinf, neginf};
-  return nd_ew_run(e, fn, out, mode, 1, &o, dt, &dt, dt, misc_kernels[dt][2],
+  return nd_ew_run(e, fn, out, mode, 1, &o, dt, &dt, dt,
+                   misc_kernels[nd_compute_dtype(dt)][2],
                    &nx, 1 << 15);
 }
 
@@ -513,7 +521,7 @@ POWI_FN(double)
     for (int64_t i = 0; i < n; i++, po += st[0], pa += st[1])               \
       *(T *)po = POWI_EXPR(T, kind, *(const T *)pa, e);                     \
   }
-ND_DTYPES(POWI_LOOP)
+ND_NATIVE_DTYPES(POWI_LOOP)
 /* x^(k + 1/2), k >= 1: sqrt(x) in T (float64's sqrt costs twice all the
  * rest) times x^k by repeated squaring in float64 (float32: sqrt's 0.5 ulp
  * and the final rounding, < 1.5 ulp), over PH-element chunks so each step
@@ -554,10 +562,10 @@ POWH_LOOP(FLOAT64, float64, double, 'f')
   UNARY_LOOP(rsquare, M_RCUBE, E, T, kind, T)                               \
   UNARY_LOOP(psqrt, M_PSQRT, E, T, kind, T)                                 \
   UNARY_LOOP(prsqrt, M_PRSQRT, E, T, kind, T)
-ND_DTYPES(PW_INST)
+ND_NATIVE_DTYPES(PW_INST)
 #define PW_PTRS(E, name, T, kind) [ND_##E] = {u_cube_##E, u_rsquare_##E, powi_##E, \
                              u_psqrt_##E, u_prsqrt_##E},
-static const nd_loop_fn pow_kernels[ND_NDTYPES][5] = {ND_DTYPES(PW_PTRS)};
+static const nd_loop_fn pow_kernels[ND_NDTYPES][5] = {ND_NATIVE_DTYPES(PW_PTRS)};
 #undef PW_PTRS
 
 nd_status nd_pow_scalar(nd_err *e, nd_tensor *out, int mode, const char *fn,
@@ -565,7 +573,8 @@ nd_status nd_pow_scalar(nd_err *e, nd_tensor *out, int mode, const char *fn,
                         int *done) {
   *done = 0;
   if (!a->t || (b->t && b->t->ndim != 0)) return ND_OK;
-  int bdt = b->t ? b->t->dtype : b->dtype, rk = nd_dtype_kind(rdt);
+  int bdt = b->t ? b->t->dtype : b->dtype, rk = nd_dtype_kind(rdt),
+      kt = nd_compute_dtype(rdt);
   double v;
   if (b->t) nd_convert(ND_FLOAT64, (char *)&v, 0, bdt, nd_data(b->t), 0, 1);
   else v = bdt == ND_FLOAT64 ? b->f : (double)b->i;
@@ -579,17 +588,17 @@ nd_status nd_pow_scalar(nd_err *e, nd_tensor *out, int mode, const char *fn,
   void *ctx = NULL;
   if (rk == 'b' || !(v >= -64 && v <= 64)) return ND_OK;
   int ni = (int)v; /* in range now: a huge or NaN v would be C UB */
-  if (v == 2) k = unary_kernels[rdt][ND_SQUARE];
-  else if (v == 3) k = pow_kernels[rdt][0];
+  if (v == 2) k = unary_kernels[kt][ND_SQUARE];
+  else if (v == 3) k = pow_kernels[kt][0];
   else if (rk != 'f') return ND_OK; /* integers: repeated squaring already */
-  else if (v == 0.5) k = pow_kernels[rdt][3];
-  else if (v == -0.5) k = pow_kernels[rdt][4];
-  else if (v == -1) k = unary_kernels[rdt][ND_RECIPROCAL];
-  else if (v == -2) k = pow_kernels[rdt][1];
-  else if (v == ni) k = pow_kernels[rdt][2], ctx = &ni;
+  else if (v == 0.5) k = pow_kernels[kt][3];
+  else if (v == -0.5) k = pow_kernels[kt][4];
+  else if (v == -1) k = unary_kernels[kt][ND_RECIPROCAL];
+  else if (v == -2) k = pow_kernels[kt][1];
+  else if (v == ni) k = pow_kernels[kt][2], ctx = &ni;
   else if (v - 0.5 == (ni = (int)(v - 0.5)) && ni >= 1 &&
-           ni <= (rdt == ND_FLOAT32 ? 64 : POWH_MAX64))
-    k = rdt == ND_FLOAT32 ? powh_FLOAT32 : powh_FLOAT64, ctx = &ni;
+           ni <= (kt == ND_FLOAT32 ? 64 : POWH_MAX64))
+    k = kt == ND_FLOAT32 ? powh_FLOAT32 : powh_FLOAT64, ctx = &ni;
   else return ND_OK;
   *done = 1;
   int kin = rdt;

@@ -39,7 +39,7 @@ static int small_fast(nd_err *e, nd_tensor *out, int mode, int op,
   const nd_operand *s = y ? NULL : a->t ? b : a;
   int dt = x->dtype, odt = op >= ND_EQ ? ND_BOOL : dt;
   char kind = nd_dtype_kind(dt);
-  if (!x->storage || (op == ND_DIV && kind != 'f') ||
+  if (!x->storage || nd_is_half(dt) || (op == ND_DIV && kind != 'f') ||
       (op == ND_SUB && kind == 'b') || !nd_is_contiguous(x))
     return 0;
   if (y && (!y->storage || y->dtype != dt || y->ndim != x->ndim ||
@@ -104,11 +104,11 @@ nd_status nd_binary(nd_err *e, nd_tensor *out, int mode, int op,
     if (done) return st2;
   }
   int cmp = op >= ND_EQ;
-  int ct = cmp ? nd_common_type(2, ops) : rdt;
-  int kin[2] = {ct, ct};
-  nd_loop_fn k = nd_binary_kernels[ct][op];
+  int ct = cmp ? nd_common_type(2, ops) : rdt, kt = nd_compute_dtype(ct);
+  int kin[2] = {ct, ct}; /* float16, bfloat16: float32's kernel */
+  nd_loop_fn k = nd_binary_kernels[kt][op];
   void *kctx = NULL;
-  if (op == ND_POW) nd_vmath(ND_VM_POW, ct, &k, &kctx);
+  if (op == ND_POW) nd_vmath(ND_VM_POW, kt, &k, &kctx);
   return nd_ew_run(e, fn, out, mode, 2, ops, rdt, kin, cmp ? ND_BOOL : ct, k,
                    kctx, grain_of(op));
 }
@@ -181,9 +181,11 @@ nd_status nd_unary(nd_err *e, nd_tensor *out, int mode, int op,
   int rdt = nd_result_type(e, op, 1, &oa);
   if (rdt < 0) return nd_err_name(e, fn);
   int ct = op == ND_ISNAN || op == ND_ISFINITE ? a->dtype : rdt;
-  if (ct == a->dtype && small_unary(e, out, mode, op, a, rdt, &st)) return st;
+  if (ct == a->dtype && !nd_is_half(ct) &&
+      small_unary(e, out, mode, op, a, rdt, &st))
+    return st;
   void *kctx;
-  nd_loop_fn k = unary_kernel(op, ct, &kctx);
+  nd_loop_fn k = unary_kernel(op, nd_compute_dtype(ct), &kctx);
   return nd_ew_run(e, fn, out, mode, 1, &oa, rdt, &ct, rdt, k, kctx,
                    grain_of(op));
 }
@@ -192,7 +194,7 @@ nd_status nd_unary(nd_err *e, nd_tensor *out, int mode, int op,
 static nd_operand no_bound(int dt, int lo) {
   nd_operand o = {NULL, ND_INT64, 0, 0};
   switch (dt) {
-  case ND_FLOAT32: case ND_FLOAT64:
+  case ND_FLOAT32: case ND_FLOAT64: case ND_FLOAT16: case ND_BFLOAT16:
     o.dtype = ND_FLOAT64;
     o.f = lo ? -INFINITY : INFINITY;
     break;
@@ -218,8 +220,8 @@ nd_status nd_clamp(nd_err *e, nd_tensor *out, int mode, const nd_tensor *a,
   int rdt = nd_common_type(n, ops);
   if (!lo) ops[2] = nd_opnd(hi), ops[1] = no_bound(rdt, 1);
   else if (!hi) ops[2] = no_bound(rdt, 0);
-  int kin[3] = {rdt, rdt, rdt};
-  return run(e, fn, out, mode, 3, ops, rdt, kin, rdt, nd_clamp_kernels[rdt],
+  int kt = nd_compute_dtype(rdt), kin[3] = {rdt, rdt, rdt};
+  return run(e, fn, out, mode, 3, ops, rdt, kin, rdt, nd_clamp_kernels[kt],
              1 << 15);
 }
 
@@ -232,7 +234,7 @@ nd_status nd_where(nd_err *e, nd_tensor *out, int mode, const nd_tensor *cond,
                    "tensor, got %s", nd_dtype_name(cond->dtype));
   nd_operand ops[3] = {{cond, 0, 0, 0}, nd_opnd(a), nd_opnd(b)};
   int rdt = nd_common_type(2, ops + 1);
-  int kin[3] = {ND_BOOL, rdt, rdt};
-  return run(e, fn, out, mode, 3, ops, rdt, kin, rdt, nd_where_kernels[rdt],
+  int kt = nd_compute_dtype(rdt), kin[3] = {ND_BOOL, rdt, rdt};
+  return run(e, fn, out, mode, 3, ops, rdt, kin, rdt, nd_where_kernels[kt],
              1 << 15);
 }

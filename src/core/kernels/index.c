@@ -236,10 +236,10 @@ MOVE_LOOPS(uint64_t, int64_t)
       ADD_BODY(T, kind, int64_t, SCALED)                                    \
     }                                                                       \
   }
-ND_DTYPES(ADD_LOOP)
-static const nd_loop_fn add_loops[] = {
+ND_NATIVE_DTYPES(ADD_LOOP)
+static const nd_loop_fn add_loops[ND_NDTYPES] = {
 #define ADD_ENTRY(E, name, T, kind) add_##name,
-    ND_DTYPES(ADD_ENTRY)
+    ND_NATIVE_DTYPES(ADD_ENTRY)
 #undef ADD_ENTRY
 };
 
@@ -571,6 +571,9 @@ static nd_status scatter_common(nd_err *e, const char *fn, int op,
                                 const nd_tensor *index,
                                 const nd_tensor *src) {
   int value = src->ndim == 0 && op == MOVE_SCATTER;
+  if (op == MOVE_ADD && nd_is_half(t->dtype))
+    return nd_fail(e, ND_EINVAL, "%s: not implemented for dtype %s yet",
+                   fn, nd_dtype_name(t->dtype));
   if (check_dim(e, fn, dim, t->ndim) ||
       check_index_dtype(e, fn, index) ||
       check_gather_shapes(e, fn, t, dim, index, value ? NULL : src))
@@ -603,6 +606,9 @@ static nd_status index_common(nd_err *e, const char *fn, int op,
                               int value, double alpha) {
   char b1[ND_SIZES_BUF], b2[ND_SIZES_BUF];
   int64_t shape[ND_MAX_DIMS];
+  if (op == MOVE_ADD && nd_is_half(t->dtype))
+    return nd_fail(e, ND_EINVAL, "%s: not implemented for dtype %s yet",
+                   fn, nd_dtype_name(t->dtype));
   if (check_dim(e, fn, dim, t->ndim) || check_index_dtype(e, fn, index))
     return e->code;
   if (index->ndim > 1)

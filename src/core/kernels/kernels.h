@@ -31,6 +31,15 @@ void nd_iter_take(nd_iter *it, int d, int64_t *size, int64_t *stride);
 /* Makes dim d the innermost (the one nd_iter_run's fn loops over). */
 void nd_iter_inner(nd_iter *it, int d);
 
+/* float16 / bfloat16 around float32 functions (half_adapt.c): *w becomes
+ * a float32 copy of t; r's results go into out (NULL: dropped) as dtype dt
+ * when r is float32, as they are otherwise, and r is released. Errors
+ * under fn's name. */
+nd_status nd_half_widen(nd_err *e, const char *fn, nd_tensor *w,
+                        const nd_tensor *t);
+nd_status nd_half_narrow(nd_err *e, const char *fn, nd_tensor *out,
+                         nd_tensor *r, int dt);
+
 /* Blocked transposing copy of a rows x cols matrix of esize-byte elements:
  * dst[i*dld + j] = src[j*sld + i] (strides in elements). */
 void nd_transpose_copy(void *dst, const void *src, int64_t rows,

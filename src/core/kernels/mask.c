@@ -201,7 +201,7 @@ nd_status nd_masked_scatter(nd_err *e, const nd_tensor *t,
   static void nz_##name(const char *p, int64_t st, int64_t n, uint8_t *f) { \
     for (int64_t i = 0; i < n; i++) f[i] = *(const T *)(p + i * st) != 0;  \
   }
-ND_DTYPES(NZ_ROW)
+ND_NATIVE_DTYPES(NZ_ROW)
 /* Nonzero count of a run (any order: nd_iter merges what it can). */
 #define NZ_COUNT(E, name, T, kind)                                          \
   static void nzc_##name(char **p, const int64_t *st, int64_t n, void *c) { \
@@ -213,16 +213,16 @@ ND_DTYPES(NZ_ROW)
         k += *(const T *)(p[0] + i * st[0]) != 0;                           \
     *(int64_t *)c += k;                                                     \
   }
-ND_DTYPES(NZ_COUNT)
-static const nd_loop_fn nz_counts[] = {
+ND_NATIVE_DTYPES(NZ_COUNT)
+static const nd_loop_fn nz_counts[ND_NDTYPES] = {
 #define NZC_ENTRY(E, name, T, kind) nzc_##name,
-    ND_DTYPES(NZC_ENTRY)
+    ND_NATIVE_DTYPES(NZC_ENTRY)
 #undef NZC_ENTRY
 };
 typedef void (*nz_fn)(const char *, int64_t, int64_t, uint8_t *);
-static const nz_fn nz_rows[] = {
+static const nz_fn nz_rows[ND_NDTYPES] = {
 #define NZ_ENTRY(E, name, T, kind) nz_##name,
-    ND_DTYPES(NZ_ENTRY)
+    ND_NATIVE_DTYPES(NZ_ENTRY)
 #undef NZ_ENTRY
 };
 
@@ -293,6 +293,13 @@ static void write_row(const int64_t *idx, const uint8_t *f, int64_t n,
 }
 
 nd_status nd_nonzero(nd_err *e, nd_tensor *out, const nd_tensor *t) {
+  if (nd_is_half(t->dtype)) { /* in float32 (half_adapt.c) */
+    nd_tensor w_ = ND_UNSET, r_ = ND_UNSET;
+    if (nd_half_widen(e, "nonzero", &w_, t)) return e->code;
+    nd_status s_ = nd_nonzero(e, out, &w_);
+    nd_release(&w_);
+    return s_ ? s_ : nd_half_narrow(e, "nonzero", NULL, &r_, t->dtype);
+  }
   int64_t n = 0;
   memset(out, 0, sizeof *out);
   nd_iter it;

@@ -66,7 +66,7 @@ typedef struct {
       *(pc) = kind == 'b' ? (T)(v_ != 0) : (T)v_;                           \
     }                                                                       \
   } while (0)
-ND_DTYPES(LOOP_KERNEL)
+ND_NATIVE_DTYPES(LOOP_KERNEL)
 #undef LOOP_KERNEL
 #undef STORE
 #undef TERM
@@ -74,7 +74,7 @@ ND_DTYPES(LOOP_KERNEL)
 typedef void (*loop_fn)(const loop_args *g, char *const p[3]);
 static const loop_fn loops[ND_NDTYPES] = {
 #define LOOP_ENTRY(E, name, T, kind) [ND_##E] = loop_##name,
-    ND_DTYPES(LOOP_ENTRY)
+    ND_NATIVE_DTYPES(LOOP_ENTRY)
 #undef LOOP_ENTRY
 };
 
@@ -162,25 +162,26 @@ static nd_status run(nd_err *e, const nd_blas_plan *p, const nd_tensor *a,
   nd_tensor ca, cb, co; /* only .storage is read until they are made */
   ca.storage = cb.storage = co.storage = NULL;
   const nd_tensor *ua = a, *ub = b, *uo = out;
+  const int cdt = p->copies & ND_COPY_F32 ? ND_FLOAT32 : p->dtype;
   nd_status st = ND_OK;
   if (p->copies & ND_COPY_A) {
-    if ((st = nd_to_dtype(e, &ca, a, p->dtype))) goto done;
+    if ((st = nd_to_dtype(e, &ca, a, cdt))) goto done;
     ua = &ca;
   }
   if (p->copies & ND_COPY_B) {
-    if ((st = nd_to_dtype(e, &cb, b, p->dtype))) goto done;
+    if ((st = nd_to_dtype(e, &cb, b, cdt))) goto done;
     ub = &cb;
   }
   if (p->copies & ND_COPY_OUT) {
-    if ((st = nd_alloc_tensor(e, &co, p->dtype, p->ndim, p->size, false)))
+    if ((st = nd_alloc_tensor(e, &co, cdt, p->ndim, p->size, false)))
       goto done;
     if (beta != 0 && (st = nd_copy(e, &co, out))) goto done;
     uo = &co;
   }
   char *base[3] = {nd_ptr(ua), nd_ptr(ub), nd_ptr(uo)};
-  const int64_t es = nd_dtype_size(p->dtype);
+  const int64_t es = nd_dtype_size(cdt);
   if (p->batch == 0 || p->routine == ND_BLAS_LOOP) {
-    loop_ctx l = {loops[p->dtype],
+    loop_ctx l = {loops[cdt],
                   {p->M, p->N, p->K,
                    {p->mstride[0][0] * es, p->mstride[0][1] * es},
                    {p->mstride[1][0] * es, p->mstride[1][1] * es},
@@ -197,7 +198,7 @@ static nd_status run(nd_err *e, const nd_blas_plan *p, const nd_tensor *a,
     }
   } else {
     call_args c = {p, alpha, beta};
-    each_product(p, base, es, p->dtype == ND_FLOAT32 ? run_s : run_d, &c);
+    each_product(p, base, es, cdt == ND_FLOAT32 ? run_s : run_d, &c);
   }
   if (uo == &co) st = nd_copy(e, out, &co);
 done: /* (unset headers are skipped: this runs on every small product) */

@@ -252,22 +252,22 @@ enum { K_SUM, K_FSUM, K_SQSUM, K_PROD, K_MIN, K_MAX, K_ALL, K_ANY, K_N };
   REDUCER(max, E, T, T, T, MAXID(T), S_MAX, S_MAX_C)                        \
   REDUCER(all, E, T, uint8_t, uint8_t, 1, S_ALL, C_ALL)                     \
   REDUCER(any, E, T, uint8_t, uint8_t, 0, S_ANY, C_ANY)
-ND_DTYPES(REDUCERS)
+ND_NATIVE_DTYPES(REDUCERS)
 
 #define LOOPS(E, name, T, kind)                                             \
   [ND_##E] = {loop_sum_##E, loop_fsum_##E, loop_sqsum_##E, loop_prod_##E,   \
               loop_min_##E, loop_max_##E, loop_all_##E, loop_any_##E},
-static const nd_loop_fn loops[ND_NDTYPES][K_N] = {ND_DTYPES(LOOPS)};
+static const nd_loop_fn loops[ND_NDTYPES][K_N] = {ND_NATIVE_DTYPES(LOOPS)};
 typedef void (*rows_fn)(char *, const char *, int64_t, int64_t, int64_t);
 #define ROWS(E, name, T, kind)                                              \
   [ND_##E] = {rows_sum_##E, rows_fsum_##E, rows_sqsum_##E, rows_prod_##E,   \
               rows_min_##E, rows_max_##E, rows_all_##E, rows_any_##E},
-static const rows_fn rowsf[ND_NDTYPES][K_N] = {ND_DTYPES(ROWS)};
+static const rows_fn rowsf[ND_NDTYPES][K_N] = {ND_NATIVE_DTYPES(ROWS)};
 #define SHORTS(E, name, T, kind)                                            \
   [ND_##E] = {short_sum_##E, short_fsum_##E, short_sqsum_##E,               \
               short_prod_##E, short_min_##E, short_max_##E, short_all_##E,  \
               short_any_##E},
-static const nd_loop_fn shortf[ND_NDTYPES][K_N] = {ND_DTYPES(SHORTS)};
+static const nd_loop_fn shortf[ND_NDTYPES][K_N] = {ND_NATIVE_DTYPES(SHORTS)};
 
 static int acc_dtype(int k, int dt) {
   int f = nd_dtype_kind(dt) == 'f';
@@ -472,6 +472,13 @@ int64_t nd_reduce_acc_bytes(int op, const nd_tensor *t, int ndims,
 
 nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
                     int ndims, const int *dims, int keepdim) {
+  if (nd_is_half(t->dtype)) { /* in float32 (half_adapt.c) */
+    nd_tensor w_ = ND_UNSET, r_ = ND_UNSET;
+    if (nd_half_widen(e, rname(op), &w_, t)) return e->code;
+    nd_status s_ = nd_reduce(e, &r_, op, &w_, ndims, dims, keepdim);
+    nd_release(&w_);
+    return s_ ? s_ : nd_half_narrow(e, rname(op), out, &r_, t->dtype);
+  }
   const char *fn = rname(op);
   int red[ND_MAX_DIMS];
   if (op < 0 || op > ND_R_NORM)
@@ -693,7 +700,7 @@ enum { AB = 512 };
     *best = x[win];                                                         \
     return win;                                                             \
   }
-ND_DTYPES(ARGV_FN)
+ND_NATIVE_DTYPES(ARGV_FN)
 
 /* Scan n elements from p (stride s) for the extreme; (val, idx) hold the
  * best so far when have. NaN wins, and the first of equals stays. */
@@ -716,11 +723,11 @@ ND_DTYPES(ARGV_FN)
     memcpy(val, &best, sizeof best);                                        \
     *idx = bi;                                                              \
   }
-ND_DTYPES(ARG_FN)
+ND_NATIVE_DTYPES(ARG_FN)
 typedef void (*arg_fn)(const char *, int64_t, int64_t, int, void *,
                        int64_t *, int64_t, int);
 #define ARG_NAME(E, name, T, kind) [ND_##E] = arg_##E,
-static const arg_fn args[ND_NDTYPES] = {ND_DTYPES(ARG_NAME)};
+static const arg_fn args[ND_NDTYPES] = {ND_NATIVE_DTYPES(ARG_NAME)};
 
 /* Down the columns: w outputs side by side in one contiguous row, n rows
  * s bytes apart; best and idx are updated a whole row at a time, so the
@@ -749,11 +756,11 @@ static const arg_fn args[ND_NDTYPES] = {ND_DTYPES(ARG_NAME)};
         }                                                                   \
     }                                                                       \
   }
-ND_DTYPES(COLS_FN)
+ND_NATIVE_DTYPES(COLS_FN)
 typedef void (*cols_fn)(const char *, int64_t, int64_t, int64_t, int, void *,
                         int64_t *);
 #define COLS_NAME(E, name, T, kind) [ND_##E] = cols_##E,
-static const cols_fn colsf[ND_NDTYPES] = {ND_DTYPES(COLS_NAME)};
+static const cols_fn colsf[ND_NDTYPES] = {ND_NATIVE_DTYPES(COLS_NAME)};
 
 /* One element of each of m rows (x, at row r) against the best so far. */
 #define SARG_STEP(T, OP, X)                                                 \
@@ -809,9 +816,9 @@ static const cols_fn colsf[ND_NDTYPES] = {ND_DTYPES(COLS_NAME)};
       }                                                                     \
     }                                                                       \
   }
-ND_DTYPES(SARG_FN)
+ND_NATIVE_DTYPES(SARG_FN)
 #define SARG_NAME(E, name, T, kind) [ND_##E] = sarg_##E,
-static const nd_loop_fn sargf[ND_NDTYPES] = {ND_DTYPES(SARG_NAME)};
+static const nd_loop_fn sargf[ND_NDTYPES] = {ND_NATIVE_DTYPES(SARG_NAME)};
 
 /* Columns per task: best and idx stay in L1. One thread takes CW1, so
  * rows are read in runs of 8-16 KiB (at 512 columns, 2 KiB runs made
@@ -919,6 +926,13 @@ static void cols_reduce(arg_job *j, int want_vals) {
 
 nd_status nd_reduce_arg(nd_err *e, nd_tensor *values, nd_tensor *indices,
                         int op, const nd_tensor *t, int dim, int keepdim) {
+  if (nd_is_half(t->dtype)) { /* in float32 (half_adapt.c) */
+    nd_tensor w_ = ND_UNSET, r_ = ND_UNSET;
+    if (nd_half_widen(e, "max", &w_, t)) return e->code;
+    nd_status s_ = nd_reduce_arg(e, values ? &r_ : NULL, indices, op, &w_, dim, keepdim);
+    nd_release(&w_);
+    return s_ ? s_ : nd_half_narrow(e, "max", values, &r_, t->dtype);
+  }
   int ismax = op == ND_R_MAX;
   const char *fn = values ? (ismax ? "max" : "min") : (ismax ? "argmax" : "argmin");
   if (op != ND_R_MIN && op != ND_R_MAX)

@@ -7,7 +7,7 @@
 #ifndef __clang__ /* clang vectorises these loops at -O2 already */
 #pragma GCC optimize("O3")
 #endif
-#include "core.h"
+#include "kernels.h"
 
 #define OUTT(T) __typeof__(_Generic((T)0, float: (float)0, double: (double)0, default: (uint64_t)0))
 
@@ -37,13 +37,20 @@
       }                                                                     \
     }                                                                       \
   }
-ND_DTYPES(SCAN)
+ND_NATIVE_DTYPES(SCAN)
 typedef void (*scan_fn)(const char *, char *, int64_t, int64_t, int64_t, int);
 #define FNS(E, name, T, kind) [ND_##E] = scan_##E,
-static const scan_fn scans[ND_NDTYPES] = {ND_DTYPES(FNS)};
+static const scan_fn scans[ND_NDTYPES] = {ND_NATIVE_DTYPES(FNS)};
 
 static nd_status scan(nd_err *e, nd_tensor *out, const nd_tensor *t, int dim,
                       int prod) {
+  if (nd_is_half(t->dtype)) { /* in float32 (half_adapt.c) */
+    nd_tensor w_ = ND_UNSET, r_ = ND_UNSET;
+    if (nd_half_widen(e, prod ? "cumprod" : "cumsum", &w_, t)) return e->code;
+    nd_status s_ = scan(e, &r_, &w_, dim, prod);
+    nd_release(&w_);
+    return s_ ? s_ : nd_half_narrow(e, prod ? "cumprod" : "cumsum", out, &r_, t->dtype);
+  }
   const char *fn = prod ? "cumprod" : "cumsum";
   if (t->ndim == 0 && (dim == 0 || dim == -1)) dim = 0;
   else {

@@ -258,7 +258,7 @@ static int64_t next_tie(const uint32_t *r, int64_t i, int64_t n, int P) {
       it[i].i = (uint64_t)(first + i);                                      \
     }                                                                       \
   }
-ND_DTYPES(BUILD)
+ND_NATIVE_DTYPES(BUILD)
 
 /* Values (v, byte stride vs; NULL: not wanted) and indices (ix, element
  * stride xs, counted from base; NULL: not wanted) of n items; src/ss is
@@ -289,7 +289,7 @@ ND_DTYPES(BUILD)
     if (ix)                                                                 \
       for (int64_t i = 0; i < n; i++) ix[i * xs] = (int64_t)IDX(it[i]) + base; \
   }
-ND_DTYPES(EMIT)
+ND_NATIVE_DTYPES(EMIT)
 
 /* Per dtype: build and emit for each item kind. */
 static const struct {
@@ -302,7 +302,7 @@ static const struct {
 } kinds[ND_NDTYPES] = {
 #define FNS(E, name, T, kind) \
   [ND_##E] = {cbuild_##E, pbuild_##E, cemit_##E, pemit_##E},
-    ND_DTYPES(FNS)
+    ND_NATIVE_DTYPES(FNS)
 #undef FNS
 };
 
@@ -707,7 +707,7 @@ ALGOS(p, pair, PKEY, PLESS, PKEY0)
     T x = OVAL(T, k);                                                       \
     memcpy(dst, &x, sizeof x);                                              \
   }
-ND_DTYPES(KEYS)
+ND_NATIVE_DTYPES(KEYS)
 static const struct {
   void (*keys)(uint64_t *, const char *, int64_t);
   void (*keys32)(uint32_t *, const char *, int64_t, int64_t, uint32_t);
@@ -716,7 +716,7 @@ static const struct {
   void (*val)(void *, uint64_t);
 } plain[ND_NDTYPES] = {
 #define FNS(E, name, T, kind) [ND_##E] = {keys_##E, keys32_##E, take_##E, val_##E},
-    ND_DTYPES(FNS)
+    ND_NATIVE_DTYPES(FNS)
 #undef FNS
 };
 
@@ -958,6 +958,13 @@ static void job_init(lane_job *j, int what, const nd_tensor *t, int dim,
 
 nd_status nd_sort(nd_err *e, nd_tensor *values, nd_tensor *indices,
                   const nd_tensor *t, int dim, int descending) {
+  if (nd_is_half(t->dtype)) { /* in float32 (half_adapt.c) */
+    nd_tensor w_ = ND_UNSET, r_ = ND_UNSET;
+    if (nd_half_widen(e, values ? "sort" : "argsort", &w_, t)) return e->code;
+    nd_status s_ = nd_sort(e, values ? &r_ : NULL, indices, &w_, dim, descending);
+    nd_release(&w_);
+    return s_ ? s_ : nd_half_narrow(e, values ? "sort" : "argsort", values, &r_, t->dtype);
+  }
   const char *fn = values ? "sort" : "argsort";
   lane_job j;
   if (lane_dim(e, fn, t, &dim)) return e->code;
@@ -978,6 +985,13 @@ static nd_status check_k(nd_err *e, const char *fn, int64_t k, int64_t n,
 nd_status nd_topk(nd_err *e, nd_tensor *values, nd_tensor *indices,
                   const nd_tensor *t, int64_t k, int dim, int largest,
                   int sorted) {
+  if (nd_is_half(t->dtype)) { /* in float32 (half_adapt.c) */
+    nd_tensor w_ = ND_UNSET, r_ = ND_UNSET;
+    if (nd_half_widen(e, "topk", &w_, t)) return e->code;
+    nd_status s_ = nd_topk(e, values ? &r_ : NULL, indices, &w_, k, dim, largest, sorted);
+    nd_release(&w_);
+    return s_ ? s_ : nd_half_narrow(e, "topk", values, &r_, t->dtype);
+  }
   lane_job j;
   if (lane_dim(e, "topk", t, &dim)) return e->code;
   job_init(&j, J_TOPK, t, dim, e);
@@ -991,6 +1005,13 @@ nd_status nd_topk(nd_err *e, nd_tensor *values, nd_tensor *indices,
 
 nd_status nd_kthvalue(nd_err *e, nd_tensor *values, nd_tensor *indices,
                       const nd_tensor *t, int64_t k, int dim, int keepdim) {
+  if (nd_is_half(t->dtype)) { /* in float32 (half_adapt.c) */
+    nd_tensor w_ = ND_UNSET, r_ = ND_UNSET;
+    if (nd_half_widen(e, "kthvalue", &w_, t)) return e->code;
+    nd_status s_ = nd_kthvalue(e, values ? &r_ : NULL, indices, &w_, k, dim, keepdim);
+    nd_release(&w_);
+    return s_ ? s_ : nd_half_narrow(e, "kthvalue", values, &r_, t->dtype);
+  }
   lane_job j;
   if (lane_dim(e, "kthvalue", t, &dim)) return e->code;
   job_init(&j, J_KTH, t, dim, e);
@@ -1045,6 +1066,13 @@ static nd_status median_keys(nd_err *e, nd_tensor *values, const nd_tensor *flat
 
 nd_status nd_median(nd_err *e, nd_tensor *values, nd_tensor *indices,
                     const nd_tensor *t, int dim, int keepdim) {
+  if (nd_is_half(t->dtype)) { /* in float32 (half_adapt.c) */
+    nd_tensor w_ = ND_UNSET, r_ = ND_UNSET;
+    if (nd_half_widen(e, "median", &w_, t)) return e->code;
+    nd_status s_ = nd_median(e, values ? &r_ : NULL, indices, &w_, dim, keepdim);
+    nd_release(&w_);
+    return s_ ? s_ : nd_half_narrow(e, "median", values, &r_, t->dtype);
+  }
   lane_job j;
   nd_tensor flat = ND_UNSET;
   if (dim == ND_ALL_DIMS) { /* the flattened tensor: one lane */
@@ -1108,6 +1136,13 @@ UNIQ(p, pair, PKEY)
 
 nd_status nd_unique(nd_err *e, nd_tensor *values, nd_tensor *counts,
                     const nd_tensor *t) {
+  if (nd_is_half(t->dtype)) { /* in float32 (half_adapt.c) */
+    nd_tensor w_ = ND_UNSET, r_ = ND_UNSET;
+    if (nd_half_widen(e, "unique", &w_, t)) return e->code;
+    nd_status s_ = nd_unique(e, &r_, counts, &w_);
+    nd_release(&w_);
+    return s_ ? s_ : nd_half_narrow(e, "unique", values, &r_, t->dtype);
+  }
   nd_tensor flat = ND_UNSET, cnt = ND_UNSET;
   nd_storage *s = NULL;
   int dt = t->dtype;
@@ -1146,6 +1181,21 @@ fail:
 
 nd_status nd_searchsorted(nd_err *e, nd_tensor *out, const nd_tensor *sorted,
                           const nd_tensor *values, int right) {
+  if (nd_is_half(sorted->dtype) || nd_is_half(values->dtype)) {
+    nd_tensor a = ND_UNSET, b = ND_UNSET; /* in float32 (half_adapt.c) */
+    nd_status st = ND_OK;
+    if ((nd_is_half(sorted->dtype) &&
+         nd_half_widen(e, "searchsorted", &a, sorted)) ||
+        (nd_is_half(values->dtype) &&
+         nd_half_widen(e, "searchsorted", &b, values)))
+      st = e->code;
+    else
+      st = nd_searchsorted(e, out, a.storage ? &a : sorted,
+                           b.storage ? &b : values, right);
+    nd_release(&a);
+    nd_release(&b);
+    return st;
+  }
   char b[ND_SIZES_BUF];
   if (sorted->ndim != 1)
     return nd_fail(e, ND_EINVAL, "searchsorted: the sorted sequence must be "

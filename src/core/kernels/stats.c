@@ -215,9 +215,9 @@ typedef struct {
       }                                                                     \
     }                                                                       \
   }
-ND_DTYPES(HIST)
+ND_NATIVE_DTYPES(HIST)
 #define FNS(E, name, T, kind) [ND_##E] = hist_##E,
-static const nd_loop_fn hists[ND_NDTYPES] = {ND_DTYPES(FNS)};
+static const nd_loop_fn hists[ND_NDTYPES] = {ND_NATIVE_DTYPES(FNS)};
 
 static nd_status data_range(nd_err *e, const nd_tensor *t, double *lo,
                             double *hi) {
@@ -233,6 +233,13 @@ static nd_status data_range(nd_err *e, const nd_tensor *t, double *lo,
 
 nd_status nd_histc(nd_err *e, nd_tensor *out, const nd_tensor *t,
                    int64_t bins, double lo, double hi) {
+  if (nd_is_half(t->dtype)) { /* in float32 (half_adapt.c) */
+    nd_tensor w_ = ND_UNSET, r_ = ND_UNSET;
+    if (nd_half_widen(e, "histc", &w_, t)) return e->code;
+    nd_status s_ = nd_histc(e, &r_, &w_, bins, lo, hi);
+    nd_release(&w_);
+    return s_ ? s_ : nd_half_narrow(e, "histc", out, &r_, t->dtype);
+  }
   if (bins <= 0)
     return nd_fail(e, ND_EINVAL, "histc: bins must be positive, got %lld",
                    (long long)bins);

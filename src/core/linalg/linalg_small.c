@@ -32,7 +32,7 @@ void nd_lin_small_load(double *dst, const nd_lin_mat *m) {
         dst[i * C + j] = (double)p[i * rs + j * cs];                        \
     return;                                                                 \
   }
-  switch (m->dt) { ND_DTYPES(SMALL_LOAD) }
+  switch (m->dt) { ND_NATIVE_DTYPES(SMALL_LOAD) }
 #undef SMALL_LOAD
 }
 

@@ -72,7 +72,7 @@ static void sample(nd_generator *gen, const law *d, int dtype, void *out,
     double *p = out; /* rand: u < 1 needs no clamp */
     for (int64_t i = 0; i < n; i++) p[i] = nd_u53(g);
   } else {
-    switch (dtype) { ND_DTYPES(ND_X_SAMPLE) }
+    switch (dtype) { ND_NATIVE_DTYPES(ND_X_SAMPLE) }
   }
   *gen = local;
 }
@@ -90,6 +90,29 @@ static nd_status fill(nd_err *e, const char *fn, const nd_tensor *t,
                       nd_generator *g, const law *d) {
   if (nd_check_writable(e, fn, t)) return e->code;
   int64_t n = nd_numel(t);
+  if (nd_is_half(t->dtype)) { /* float32 samples, rounded */
+    nd_tensor f;
+    if (nd_alloc_tensor(e, &f, ND_FLOAT32, t->ndim, t->size, false))
+      return e->code;
+    sample(g, d, ND_FLOAT32, nd_data(&f), n);
+    if (d->kind == UNIFORM) { /* below the top, as rounded: [a, a + w) */
+      float *p = nd_data(&f), top = (float)(d->a + d->w);
+      for (int64_t i = 0; i < n; i++) {
+        uint16_t h = t->dtype == ND_FLOAT16 ? nd_float_to_half(p[i])
+                                            : nd_float_to_bf16(p[i]);
+        float r = t->dtype == ND_FLOAT16 ? nd_half_to_float(h)
+                                         : nd_bf16_to_float(h);
+        if (r >= top && p[i] < top) { /* the half below it */
+          h = (uint16_t)(h + (r > 0 ? -1 : 1));
+          p[i] = t->dtype == ND_FLOAT16 ? nd_half_to_float(h)
+                                        : nd_bf16_to_float(h);
+        }
+      }
+    }
+    nd_status st = nd_copy(e, t, &f);
+    nd_release(&f);
+    return st;
+  }
   if (nd_is_contiguous(t)) {
     sample(g, d, t->dtype, nd_data(t), n);
     return ND_OK;
@@ -216,9 +239,14 @@ nd_status nd_bernoulli_tensor(nd_err *e, nd_tensor *out, nd_generator *g,
   if (p->dtype == ND_FLOAT32) {
     float *o = nd_data(out);
     for (int64_t i = 0; i < n; i++) o[i] = nd_u53(g) < pp[i];
-  } else {
+  } else if (p->dtype == ND_FLOAT64) {
     double *o = nd_data(out);
     for (int64_t i = 0; i < n; i++) o[i] = nd_u53(g) < pp[i];
+  } else { /* float16, bfloat16: 0 and 1 */
+    uint16_t *o = nd_data(out);
+    const uint16_t one = p->dtype == ND_FLOAT16 ? nd_float_to_half(1)
+                                                : nd_float_to_bf16(1);
+    for (int64_t i = 0; i < n; i++) o[i] = nd_u53(g) < pp[i] ? one : 0;
   }
   nd_release(&pf);
   return ND_OK;

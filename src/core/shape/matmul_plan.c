@@ -153,6 +153,8 @@ nd_status nd_plan_matmul(nd_err *e, const char *fn, nd_blas_plan *p,
 
   if (dtype < 0) dtype = nd_promote_types(a->dtype, b->dtype);
   p->dtype = dtype;
+  /* float16, bfloat16: in float32 (ND_COPY_F32) */
+  const int cdt = nd_compute_dtype(dtype), f32 = cdt != dtype;
   if (out) {
     if (out->dtype != dtype || out->ndim != p->ndim ||
         memcmp(out->size, p->size, sizeof(int64_t) * (size_t)p->ndim)) {
@@ -178,7 +180,7 @@ nd_status nd_plan_matmul(nd_err *e, const char *fn, nd_blas_plan *p,
   }
   const int tiny = nb > 1 && b_varies && M <= SMALL && N <= SMALL &&
                    K <= SMALL && M * N * K <= SMALL;
-  const int blas = (dtype == ND_FLOAT32 || dtype == ND_FLOAT64) && !tiny;
+  const int blas = (cdt == ND_FLOAT32 || cdt == ND_FLOAT64) && !tiny;
   p->routine = !blas ? ND_BLAS_LOOP
                : !ha && !hb ? ND_BLAS_DOT
                : !ha || !hb ? ND_BLAS_GEMV
@@ -196,8 +198,9 @@ nd_status nd_plan_matmul(nd_err *e, const char *fn, nd_blas_plan *p,
 
   /* Geometry of the operands as used: a copy is compact row-major. */
   int copies = 0;
-  if (!degenerate && a->dtype != dtype) copies |= ND_COPY_A;
-  if (!degenerate && b->dtype != dtype) copies |= ND_COPY_B;
+  if (!degenerate && a->dtype != cdt) copies |= ND_COPY_A;
+  if (!degenerate && b->dtype != cdt) copies |= ND_COPY_B;
+  if (f32) copies |= ND_COPY_A | ND_COPY_B | ND_COPY_OUT | ND_COPY_F32;
   int64_t cst[3][ND_MAX_DIMS];
   const nd_tensor *ts[3] = {a, b, out};
   const int rowsdim[3] = {ha, 1, ha}, colsdim[3] = {1, hb, hb};
