@@ -391,13 +391,36 @@ describe("float16 and bfloat16", function()
     assert.equals(0x7F7F, bits(nd.tensor({ 1 / 0 }, "bfloat16"):nan_to_num()))
   end)
 
+  it("nd.linalg computes them in float32 and gives float32", function()
+    local A = nd.tensor({ { 4, 1, 0.5 }, { 1, 3, 0.25 }, { 0.5, 0.25, 2 } })
+    local B = nd.stack({ A, A * 2 }) -- a batch of two
+    for _, dt in ipairs({ "float16", "bfloat16" }) do
+      -- contiguous, transposed and batched; the same values in float32
+      for _, h in ipairs({ A:to(dt), A:to(dt):t(), B:to(dt), B:to(dt):transpose(2, 3) }) do
+        local f = h:to("float32")
+        for _, name in ipairs({ "inv", "cholesky", "pinv", "eigvalsh", "svdvals" }) do
+          local r = nd.linalg[name](h)
+          assert.equals("float32", r:dtype(), name)
+          assert.is_true(nd.equal(nd.linalg[name](f), r), dt .. " " .. name)
+        end
+        local d1, d2 = nd.linalg.det(f), nd.linalg.det(h)
+        if type(d1) == "number" then assert.equals(d1, d2) else assert.is_true(nd.equal(d1, d2)) end
+        assert.is_true(nd.equal(nd.linalg.matrix_power(f, 3), nd.linalg.matrix_power(h, 3)))
+        assert.is_true(nd.equal(nd.linalg.matrix_power(f, -2), nd.linalg.matrix_power(h, -2)))
+      end
+      local x = nd.linalg.solve(A:to(dt), nd.tensor({ 1, 2, 3 }, dt))
+      assert.equals("float32", x:dtype())
+      assert.is_true(x:allclose(nd.linalg.solve(A, nd.tensor({ 1, 2, 3 })):float(), 1e-5, 1e-5))
+      assert.equals("float64", nd.linalg.solve(A:to(dt), nd.tensor({ 1, 2, 3 })):dtype())
+    end
+  end)
+
   it("raise naming the function where not implemented yet", function()
     local a = nd.ones({ 2, 2 }, "float16")
     local ok, err = pcall(function() return a:index_add_(1, nd.tensor({ 1 }, "int64"), a[{ { 1, 1 } }]) end)
     assert.is_false(ok)
     assert.truthy(tostring(err):find("float16", 1, true))
-    for _, f in ipairs({ function() return nd.linalg.inv(a) end,
-      function() return nd.interpolate(a:view(1, 1, 2, 2), { size = { 4, 4 } }) end,
+    for _, f in ipairs({ function() return nd.interpolate(a:view(1, 1, 2, 2), { size = { 4, 4 } }) end,
       function() return nd.max_pool2d(a:view(1, 1, 2, 2), { kernel_size = 2 }) end }) do
       ok, err = pcall(f)
       assert.is_false(ok)

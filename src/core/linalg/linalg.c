@@ -39,10 +39,6 @@ nd_status nd_lin_int(nd_err *e, const char *fn, int64_t v, int *out) {
 nd_status nd_lin_check(nd_err *e, const char *fn, const nd_tensor *a,
                        int square, nd_lin_batch *b) {
   char s[ND_SIZES_BUF];
-  if (nd_is_half(a->dtype))
-    return nd_fail(e, ND_EINVAL, "%s: not implemented for dtype %s yet "
-                   "(convert with :to(\"float32\") first)", fn,
-                   nd_dtype_name(a->dtype));
   if (a->ndim < 2)
     return nd_fail(e, ND_EINVAL, "%s: expected a matrix (at least 2-D), got "
                    "shape %s", fn, shape(s, a));

@@ -6,9 +6,11 @@
 #include "kernels.h"
 #include "lapack.h"
 
-/* The computation's dtype: float32 stays, everything else is float64. */
+/* The computation's dtype: float32 stays, float16 and bfloat16 compute
+ * in float32 (and give float32: LAPACK has no half routines), everything
+ * else is float64. */
 static inline int nd_lin_dtype(int dt) {
-  return dt == ND_FLOAT32 ? ND_FLOAT32 : ND_FLOAT64;
+  return dt == ND_FLOAT32 || nd_is_half(dt) ? ND_FLOAT32 : ND_FLOAT64;
 }
 const nd_lin_lapack *nd_lin_lapack_for(int dtype);
 double nd_lin_eps(int dtype); /* machine epsilon of float32 / float64 */

@@ -34,6 +34,11 @@ void nd_lin_small_load(double *dst, const nd_lin_mat *m) {
   }
   switch (m->dt) { ND_NATIVE_DTYPES(SMALL_LOAD) }
 #undef SMALL_LOAD
+  /* float16, bfloat16: row by row through the one conversion */
+  const int64_t es = nd_dtype_size(m->dt);
+  for (int64_t i = 0; i < R; i++)
+    nd_convert(ND_FLOAT64, (char *)(dst + i * C), (int64_t)sizeof(double),
+               m->dt, m->p + i * rs * es, cs * es, C);
 }
 
 #define STORE_SQUARE(T, N)                                                  \
