@@ -459,18 +459,16 @@ static int charged(const nd_tensor *t) {
  * mid-size temporaries (s + s on 18,000 doubles) come back while still
  * in cache (storage.c's block cache reuses them):
  * at 16 MiB each new result was cold memory, 8x slower than with out=.
- * A cycle costs 35-125 us whatever it frees, so results under 4 MiB wait
- * for eight of their size: at one per two or three 800 KB results, x^2 on
- * 100k doubles spent more on collecting than on computing, and a + b on
- * 1 M int16 (2 MB) took 130 us against 79 us into out= (batches of eight:
- * 103-115 us; of four: 111-122). Not above: an 8 MB exp result waiting
- * for a second one went from 0.99x to 1.45x NumPy (make bench
- * BENCH=cases). */
+ * A cycle costs 35-90 us whatever it frees, so results under 1 MiB wait for
+ * eight of their size: at one per two or three 800 KB results, x^2 on
+ * 100k doubles spent more on collecting than on computing. Not above: an
+ * 8 MB exp result waiting for a second one went from 0.99x to 1.45x
+ * NumPy (make bench BENCH=cases). */
 int ndL_charge_add(int64_t *debt, const nd_tensor *t) {
   if (!charged(t)) return 0;
   *debt += t->storage->nbytes;
-  /* Results under 4 MiB: a cycle per eight of them at least. */
-  int64_t batch = t->storage->nbytes < (int64_t)4 << 20 ? 8 * t->storage->nbytes : 0;
+  /* Results under 1 MiB: a cycle per eight of them at least. */
+  int64_t batch = t->storage->nbytes < (int64_t)1 << 20 ? 8 * t->storage->nbytes : 0;
   return *debt >= (int64_t)2 << 20 && *debt >= batch;
 }
 
