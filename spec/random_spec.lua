@@ -300,6 +300,15 @@ describe("random: bad input names the function and the value", function()
     assert_error_matches(function() nd.bernoulli("x") end, "bernoulli:", "string")
     assert_error_matches(function() nd.uniform(2, 1, { 2 }) end, "uniform:", "lo 2", "hi 1")
     assert_error_matches(function() nd.uniform(-math.huge, 0, { 2 }) end, "uniform:", "inf")
+    -- bounds the dtype cannot hold raise (PyTorch's uniform_ too), the
+    -- tensor untouched
+    local h = nd.zeros(3, "float16")
+    assert_error_matches(function() h:uniform_(-70000, 0) end, "uniform_:", "-70000", "float16")
+    assert_error_matches(function() h:uniform_(0, 65536) end, "uniform_:", "65536", "float16")
+    assert.equals(0, h:abs():max())
+    assert_error_matches(function() nd.uniform(0, 1e39, { 2 }, "float32") end, "uniform:", "float32")
+    assert_error_matches(function() nd.uniform(-1e39, 0, { 2 }, "bfloat16") end, "uniform:", "bfloat16")
+    assert.is_true(nd.uniform(-65504, 65504, { 100 }, "float16"):abs():max() <= 65504)
     assert_error_matches(function() nd.randint(5, 5, { 2 }) end, "randint:", "5")
   end)
 

@@ -140,6 +140,13 @@ nd_status nd_uniform(nd_err *e, const nd_tensor *t, nd_generator *g,
   if (!(lo <= hi) || !isfinite(hi - lo))
     return nd_fail(e, ND_EINVAL, "uniform: need finite lo <= hi, got lo %.17g "
                    "and hi %.17g", lo, hi);
+  /* Bounds the dtype cannot hold raise, as a written number does (and as
+   * PyTorch's uniform_ does): clamped samples would pile up at its max. */
+  nd_operand b;
+  nd_operand_number(&b, lo);
+  if (nd_scalar_fits(e, "uniform", t->dtype, &b)) return e->code;
+  nd_operand_number(&b, hi);
+  if (nd_scalar_fits(e, "uniform", t->dtype, &b)) return e->code;
   law d = {UNIFORM, lo, hi - lo, hi, nextafter(hi, -INFINITY), 0, 0};
   if (t->dtype == ND_FLOAT32) { /* the largest float below hi */
     float f = (float)hi;
