@@ -293,3 +293,46 @@ describe("large reductions", function()
     assert.same({ best, bi }, { v:get(250), i:get(250) })
   end)
 end)
+
+-- Full reductions of float16/bfloat16 tensors over 2 x 65536 elements go
+-- through float64 blocks (reduce.c's half_blocks) instead of a float32
+-- copy of the whole input: the same values as the float32 copy's
+-- reduction rounded once, in every layout, NaN and overflow included.
+describe("big 16-bit full reductions", function()
+  local function round(v, dt) return nd.tensor({ v }, "float64"):to(dt)[1] end
+  for _, dt in ipairs({ "float16", "bfloat16" }) do
+    it(dt .. " in blocks equals the float32 reduction rounded once", function()
+      local g = nd.generator(5)
+      for _, shape in ipairs({ { 300000 }, { 3, 100000 }, { 700, 500 }, { 2, 3, 40000 } }) do
+        local x = g:normal(0, 1, shape, "float32"):to(dt)
+        local views = { x, x:flip(1), x:view(-1):narrow(1, 2, 140001) }
+        if #shape > 1 then views[#views + 1] = x:transpose(1, #shape) end
+        for _, v in ipairs(views) do
+          local f = v:float()
+          for _, op in ipairs({ "sum", "mean", "min", "max", "norm" }) do
+            assert.equals(round(f[op](f), dt), v[op](v))
+          end
+          local p = nd.where(v:gt(2), 2, nd.where(v:lt(-2), 0.5, 1)):to(dt)
+          assert.equals(round(p:float():prod(), dt), p:prod()) -- exact: powers of 2
+          assert.is_true(v:gt(-100):all())
+          assert.is_false(v:gt(100):any())
+        end
+      end
+    end)
+    it(dt .. ": NaN, overflow to inf and keepdim", function()
+      local y = nd.zeros({ 200000 }, dt)
+      y[7] = 0 / 0
+      for _, op in ipairs({ "sum", "min", "max", "mean" }) do
+        local r = y[op](y)
+        assert.is_true(r ~= r, op)
+      end
+      local big = nd.full({ 400, 500 }, 60000, dt)
+      assert.equals(dt == "float16" and math.huge or round(60000 * 200000, dt), big:sum())
+      assert.equals(round(60000, dt), big:mean())
+      local k = big:sum({ 1, 2 }, true)
+      assert.same({ 1, 1 }, k:size())
+      assert.equals(dt, k:dtype())
+      assert.equals(nd.zeros({ 300000 }, dt):sum(), 0)
+    end)
+  end
+end)

@@ -470,8 +470,81 @@ int64_t nd_reduce_acc_bytes(int op, const nd_tensor *t, int ndims,
   return m * nd_dtype_size(acc_dtype(kof[op], t->dtype));
 }
 
+/* A full reduction of a big float16/bfloat16 tensor goes through float64
+ * blocks of at most HALF_BLOCK elements (in L2), their results combined in
+ * double and rounded once: the temporary is a block, not a float32 copy
+ * of the whole input (a 1 GB bfloat16 weight would need 2 GB more). */
+#define HALF_BLOCK ((int64_t)1 << 16)
+typedef struct {
+  int op;
+  double acc;
+} half_full;
+
+static nd_status half_blocks(nd_err *e, half_full *h, const nd_tensor *v) {
+  int64_t n = nd_numel(v);
+  if (n <= HALF_BLOCK) {
+    nd_tensor w = ND_UNSET, r = ND_UNSET;
+    int op = h->op == ND_R_MEAN ? ND_R_SUM : h->op;
+    if (nd_to_dtype(e, &w, v, ND_FLOAT64)) return e->code;
+    nd_status st = nd_reduce(e, &r, op, &w, 0, NULL, 0);
+    nd_release(&w);
+    if (st) return st;
+    double x;
+    nd_convert(ND_FLOAT64, (char *)&x, 0, r.dtype, nd_ptr(&r), 0, 1);
+    nd_release(&r);
+    double *a = &h->acc;
+    switch (h->op) {
+    case ND_R_PROD: *a *= x; break;
+    case ND_R_MIN: if (!isnan(*a) && (isnan(x) || x < *a)) *a = x; break;
+    case ND_R_MAX: if (!isnan(*a) && (isnan(x) || x > *a)) *a = x; break;
+    case ND_R_ALL: *a = *a != 0 && x != 0; break;
+    case ND_R_ANY: *a = *a != 0 || x != 0; break;
+    case ND_R_NORM: *a += x * x; break;
+    default: *a += x; /* sum, mean */
+    }
+    return ND_OK;
+  }
+  int d = 0; /* split the first dim longer than 1 into slabs */
+  while (v->size[d] == 1) d++;
+  int64_t rows = HALF_BLOCK / (n / v->size[d]);
+  if (rows < 1) rows = 1; /* then each slab splits a later dim */
+  for (int64_t i = 0; i < v->size[d]; i += rows) {
+    nd_tensor s = ND_UNSET;
+    int64_t k = v->size[d] - i < rows ? v->size[d] - i : rows;
+    if (nd_narrow(e, &s, v, d, i, k)) return e->code;
+    nd_status st = half_blocks(e, h, &s);
+    nd_release(&s);
+    if (st) return st;
+  }
+  return ND_OK;
+}
+
+static nd_status half_full_reduce(nd_err *e, nd_tensor *out, int op,
+                                  const nd_tensor *t, int keepdim) {
+  half_full h = {op, op == ND_R_PROD || op == ND_R_ALL ? 1
+                     : op == ND_R_MIN ? INFINITY
+                     : op == ND_R_MAX ? -INFINITY : 0};
+  if (half_blocks(e, &h, t)) return nd_err_name(e, rname(op));
+  if (op == ND_R_MEAN) h.acc /= (double)nd_numel(t);
+  if (op == ND_R_NORM) h.acc = sqrt(h.acc);
+  int64_t ones[ND_MAX_DIMS];
+  for (int i = 0; i < t->ndim; i++) ones[i] = 1;
+  int od = op == ND_R_ALL || op == ND_R_ANY ? ND_BOOL : t->dtype;
+  if (nd_alloc_tensor(e, out, od, keepdim ? t->ndim : 0, ones, false))
+    return nd_err_name(e, rname(op));
+  nd_store(out, out->offset, ND_FLOAT64, &h.acc); /* rounded once */
+  return ND_OK;
+}
+
 nd_status nd_reduce(nd_err *e, nd_tensor *out, int op, const nd_tensor *t,
                     int ndims, const int *dims, int keepdim) {
+  if (nd_is_half(t->dtype) && op >= 0 && op <= ND_R_NORM &&
+      nd_numel(t) > 2 * HALF_BLOCK) {
+    int red[ND_MAX_DIMS], all = 1;
+    if (nd_reduced_mask(e, rname(op), t, ndims, dims, red)) return e->code;
+    for (int i = 0; i < t->ndim; i++) all &= red[i] != 0;
+    if (all) return half_full_reduce(e, out, op, t, keepdim);
+  }
   if (nd_is_half(t->dtype)) { /* in float32 (half_adapt.c) */
     nd_tensor w_ = ND_UNSET, r_ = ND_UNSET;
     if (nd_half_widen(e, rname(op), &w_, t)) return e->code;
