@@ -1,10 +1,11 @@
 /* Image files: PNG through libspng, JPEG through libjpeg-turbo's TurboJPEG
  * API. Decoded images are HWC uint8 tensors, uint16 for 16-bit PNGs (gray
- * (H, W, 1), gray+alpha 2, RGB 3, RGBA 4). Hostile input: the header is read first and an image of
- * more than ND_IMAGE_MAX_PIXELS is refused before anything is allocated;
- * libspng gets chunk limits; TurboJPEG stops on warnings and limits
- * progressive scans. libspng allocates through nd's hook; TurboJPEG cannot
- * be given an allocator, but its output buffers are nd's (NOREALLOC). */
+ * (H, W, 1), gray+alpha 2, RGB 3, RGBA 4). Hostile input: the header is
+ * read first and an image of more than ND_IMAGE_MAX_PIXELS is refused
+ * before anything is allocated; libspng gets chunk limits; TurboJPEG
+ * stops on warnings and limits progressive scans. libspng allocates
+ * through nd's hook; TurboJPEG cannot be given an allocator, but its
+ * output buffers are nd's (NOREALLOC). */
 #include "core.h"
 #include <errno.h>
 #include <limits.h>
@@ -261,8 +262,8 @@ static nd_status png_decode(nd_err *e, nd_tensor *out, const uint8_t *p,
   }
   if ((int64_t)len != t.w * t.h * dc * bytes) {
     st = failf(e, ND_EIO, fn, path, "corrupt PNG (decoded size %zu is not "
-               "%lldx%lldx%dx%d)", len, (long long)t.w, (long long)t.h, dc,
-               bytes);
+               "%lldx%lldx%d samples of %d bytes)", len, (long long)t.w,
+               (long long)t.h, dc, bytes);
     goto done;
   }
   if ((st = target_open(e, &t, fn, path))) goto done;
