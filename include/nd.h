@@ -378,17 +378,18 @@ const char *nd_safetensors_dtype_name(int dtype);
 
 /* ---- image files (src/core/io/image.c) ------------------------------------ */
 /* PNG (libspng) and JPEG (libjpeg-turbo), told apart by their first bytes.
- * Loads give a fresh HWC uint8 tensor: gray (H, W, 1), gray+alpha 2, RGB
- * 3, RGBA 4; palette PNGs expand to RGB, a tRNS chunk to an alpha channel.
- * channels 1..4 converts as PIL's convert (gray = (19595 R + 38470 G +
- * 7471 B + 32768) >> 16, the ITU-R 601-2 luma; gray to color replicates;
- * a new alpha is 255, a dropped one is dropped); 0 keeps the file's. An
- * image above ND_IMAGE_MAX_PIXELS is refused from its header, before
- * anything is allocated; 16-bit PNGs and CMYK JPEGs are refused; EXIF
+ * Loads give a fresh HWC uint8 tensor (uint16 for a 16-bit PNG, with the
+ * file's values): gray (H, W, 1), gray+alpha 2, RGB 3, RGBA 4; palette
+ * PNGs expand to RGB, a tRNS chunk to an alpha channel. channels 1..4
+ * converts as PIL's convert (gray = (19595 R + 38470 G + 7471 B + 32768)
+ * >> 16, the ITU-R 601-2 luma, at 8 and 16 bits; gray to color
+ * replicates; a new alpha is 255 or 65535, a dropped one is dropped); 0
+ * keeps the file's. An image above ND_IMAGE_MAX_PIXELS is refused from
+ * its header, before anything is allocated; CMYK JPEGs are refused; EXIF
  * orientation is not applied; truncated or corrupt files fail (ND_EIO,
  * the message names the file). Saves take uint8 (H, W) or (H, W, C),
- * C = 1..4 (JPEG: 1 or 3), any view: rows whose pixels are compact go to
- * the encoder without a copy. quality: JPEG's 1..100, 0 for
+ * C = 1..4 (JPEG: 1 or 3), or uint16 for a 16-bit PNG, any view: rows
+ * whose pixels are compact go to the encoder without a copy. quality: JPEG's 1..100, 0 for
  * ND_IMAGE_QUALITY; compression: PNG's zlib level 0..9, -1 for zlib's
  * default (6). The format of a save is the path's extension (.png, .jpg,
  * .jpeg, any case). Encoded bytes are freed with nd_image_free. */

@@ -17,10 +17,13 @@ local function read(path)
   return s
 end
 
+-- uint8 fixtures are hex strings; uint16 ones lists of samples (no byte order).
 local function expected(name, c)
   local case = cases[name]
   local h, w = case.size[1], case.size[2]
-  return nd.from_string(unhex(case[c or case.size[3]]), "uint8", { h, w, c or case.size[3] })
+  c = c or case.size[3]
+  if case.dtype == "uint16" then return nd.tensor(case[c], "uint16"):view(h, w, c) end
+  return nd.from_string(unhex(case[c]), "uint8", { h, w, c })
 end
 
 local function names()
@@ -48,7 +51,7 @@ describe("nd.image.load", function()
   it("decodes every fixture as PIL does, in its own channels", function()
     for _, name in ipairs(names()) do
       local t = nd.image.load(dir .. name)
-      assert.equals("uint8", t:dtype())
+      assert.equals(cases[name].dtype or "uint8", t:dtype(), name)
       assert.same(cases[name].size, t:size(), name)
       assert.is_true(t:is_contiguous())
       assert.tensor_equal(expected(name), t)
@@ -98,8 +101,6 @@ describe("nd.image.load", function()
       "image.load: " .. p .. "truncated_rgb.png: corrupt PNG (")
     assert_error_matches(function() nd.image.load(p .. "truncated_rgb.jpg") end,
       "image.load: " .. p .. "truncated_rgb.jpg: corrupt JPEG (")
-    assert_error_matches(function() nd.image.load(p .. "gray16.png") end,
-      "image.load: " .. p .. "gray16.png: 16-bit PNGs need the uint16 dtype")
     assert_error_matches(function() nd.image.load(p .. "cmyk.jpg") end,
       "image.load: " .. p .. "cmyk.jpg: CMYK JPEGs are not supported")
     assert_error_matches(function() nd.image.load("/nonexistent/a.png") end,
@@ -245,7 +246,7 @@ describe("nd.image.save", function()
     local chw = nd.rand(3, 8, 10, "float32")
     local path = tmp(".png")
     local err = assert_error_matches(function() nd.image.save(path, chw) end,
-      "image.save: t has shape {3,8,10} and dtype float32; save takes uint8 (H, W[, C]) with C = 1..4")
+      "image.save: t has shape {3,8,10} and dtype float32; save takes uint8 (H, W[, C]) with C = 1..4, or uint16 for a 16-bit PNG")
     local expr = err:match("in 0%.%.1: t(:.*)%)$")
     assert.is_truthy(expr)
     local hwc = assert(loadstring or load)("local t = ...; return t" .. expr)(chw)
@@ -306,5 +307,113 @@ describe("nd.image.encode", function()
       "image.encode: compression is for PNG")
     assert_error_matches(function() nd.image.encode(t:float(), "png") end,
       "image.encode: t has shape {6,7,3} and dtype float32; encode takes uint8")
+  end)
+end)
+
+describe("16-bit PNGs", function()
+  local sixteen = {}
+  for _, name in ipairs(names()) do
+    if cases[name].dtype == "uint16" then sixteen[#sixteen + 1] = name end
+  end
+
+  it("load as uint16 with the file's values; 8-bit files stay uint8", function()
+    assert.is_true(#sixteen >= 9)
+    for _, name in ipairs(sixteen) do
+      local t = nd.image.load(dir .. name)
+      assert.equals("uint16", t:dtype(), name)
+      assert.tensor_equal(expected(name), t)
+      assert.tensor_equal(expected(name, 3), nd.image.decode(read(dir .. name), { channels = 3 }))
+    end
+    -- the first pixels are 65535, 0, and 0x00ff / 0xff00: a byte order slip shows
+    local t = nd.image.load(dir .. "rgba16.png")
+    assert.same({ 65535, 65535, 65535, 65535 }, { t[{ 1, 1, 1 }], t[{ 1, 1, 2 }], t[{ 1, 1, 3 }], t[{ 1, 1, 4 }] })
+    assert.same({ 0, 0, 0, 0 }, { t[{ 1, 2, 1 }], t[{ 1, 2, 2 }], t[{ 1, 2, 3 }], t[{ 1, 2, 4 }] })
+    assert.same({ 255, 65280 }, { t[{ 1, 3, 1 }], t[{ 1, 3, 2 }] })
+    assert.equals("uint8", nd.image.load(dir .. "rgba.png"):dtype())
+  end)
+
+  it("converts channels by the 8-bit rules at 16 bits: luma, replication, alpha 65535", function()
+    local rgb = nd.image.load(dir .. "rgb16.png"):to("int64")
+    local r, g, b = rgb:select(3, 1), rgb:select(3, 2), rgb:select(3, 3)
+    local luma = (r * 19595 + g * 38470 + b * 7471 + 32768):floor_divide(65536)
+    local gray = nd.image.load(dir .. "rgb16.png", { channels = 1 })
+    assert.tensor_equal(luma:to("uint16"), gray:select(3, 1))
+    local ga = nd.image.load(dir .. "gray16.png", { channels = 4 })
+    assert.tensor_equal(nd.full({ 5, 7 }, 65535, "uint16"), ga:select(3, 4))
+    assert.tensor_equal(ga:select(3, 1), ga:select(3, 3))
+    -- gray stays gray: a replicated 16-bit gray goes back to itself
+    local g1 = nd.image.load(dir .. "gray16.png")
+    assert.tensor_equal(g1, nd.image.decode(nd.image.encode(ga:narrow(3, 1, 3), "png"), { channels = 1 }))
+  end)
+
+  it("turn tRNS into alpha matching all 16 bits of the key", function()
+    local t = nd.image.load(dir .. "gray16_trns.png")
+    assert.same({ 5, 7, 2 }, t:size())
+    assert.equals(0, t[{ 4, 3, 2 }])
+    assert.equals(65535, t[{ 5, 6, 2 }])          -- its low byte differs from the key's
+    assert.equals(1, t:select(3, 2):eq(0):sum())
+    local c = nd.image.load(dir .. "rgb16_trns.png")
+    assert.same({ 5, 7, 4 }, c:size())
+    assert.equals(0, c[{ 2, 5, 4 }])
+    assert.equals(65535, c[{ 3, 3, 4 }])
+  end)
+
+  it("reads the PNG nd wrote as the Python decoder did, and round-trips", function()
+    assert.tensor_equal(expected("nd_rgba16.png"), nd.image.load(dir .. "nd_rgba16.png"))
+    for _, name in ipairs(sixteen) do
+      for c = 1, 4 do
+        local t = expected(name, c)
+        assert.tensor_equal(t, nd.image.decode(nd.image.encode(t, "png")), name .. " " .. c)
+      end
+    end
+    local path = tmp(".png")
+    local hw = expected("gray16.png"):select(3, 1)
+    nd.image.save(path, hw, { compression = 9 })
+    assert.tensor_equal(hw:unsqueeze(3), nd.image.load(path))
+    os.remove(path)
+  end)
+
+  it("saves views: compact rows without a copy, whatever the row stride in bytes", function()
+    local base = expected("rgba16.png")
+    local views = {
+      narrowed = base:narrow(2, 2, 4), flipped = base:flip(1),
+      stepped_rows = base[{ { 1, 5, 2 }, {}, {} }], rgb_of_rgba = base:narrow(3, 1, 3),
+    }
+    local nocopy = { narrowed = true, flipped = true, stepped_rows = true }
+    for what, v in pairs(views) do
+      local want = v:contiguous()
+      assert.equals(nd.image.encode(want, "png"), nd.image.encode(v, "png"), what)
+      local path = tmp(".png")
+      assert.equals(nocopy[what] and 0 or 1, (testing.allocations(nd.image.save, path, v)), what)
+      assert.tensor_equal(want, nd.image.load(path))
+      os.remove(path)
+    end
+  end)
+
+  it("goes to 8 bits by the rounded rule the JPEG error shows; to() alone is no rescale", function()
+    local t = expected("rgb16.png")
+    local err = assert_error_matches(function() nd.image.encode(t, "jpeg") end,
+      "image.encode: JPEG is 8-bit: t has dtype uint16 (16-bit images go to PNG; to 8 bits, rounded: t:to(")
+    local path = tmp(".jpg")
+    assert_error_matches(function() nd.image.save(path, t) end,
+      "image.save: " .. path .. ": JPEG is 8-bit: t has dtype uint16")
+    local expr = err:match("rounded: t(:.*)%)$")
+    local t8 = assert(loadstring or load)("local t = ...; return t" .. expr)(t)
+    assert.equals("uint8", t8:dtype())
+    local want = (t:double() * 255 / 65535):round():to("uint8")
+    assert.tensor_equal(want, t8)
+    assert.equals(255, t8[{ 1, 1, 1 }])
+    nd.image.save(path, t8)
+    assert.same({ 5, 7, 3 }, nd.image.load(path):size())
+    os.remove(path)
+  end)
+
+  it("refuses truncated and corrupt 16-bit files, naming the function and the file", function()
+    for _, name in ipairs({ "truncated_rgb16.png", "bad_filter16.png" }) do
+      assert_error_matches(function() nd.image.load(dir .. name) end,
+        "image.load: " .. dir .. name .. ": corrupt PNG (")
+      assert_error_matches(function() nd.image.decode(read(dir .. name), { channels = 1 }) end,
+        "image.decode: corrupt PNG (")
+    end
   end)
 end)

@@ -297,6 +297,22 @@ static int c_script(const char *npy) {
     remove(png);
     STEP(q);
   }
+  {
+    /* a 16-bit PNG: uint16 through spng, converted in scratch */
+    nd_tensor im = ND_UNSET, back = ND_UNSET, fl = ND_UNSET;
+    int64_t s3[3] = {6, 5, 3};
+    void *bytes = NULL;
+    int64_t nb = 0;
+    nd_status q = nd_arange(&e, &im, ND_UINT16, 0, 90 * 701, 701);
+    if (!q) q = nd_reshape(&e, &back, &im, 3, s3);
+    if (!q) q = nd_flip(&e, &fl, &back, 1, (int[]){0});
+    nd_release(&back);
+    if (!q) q = nd_image_encode(&e, &bytes, &nb, &fl, ND_IMAGE_PNG, 0, -1);
+    if (!q) q = nd_image_decode(&e, &back, bytes, nb, 4);
+    nd_image_free(bytes);
+    nd_release(&back), nd_release(&fl), nd_release(&im);
+    STEP(q);
+  }
   ok = 1;
 out:
   nd_release(&a); nd_release(&b); nd_release(&v); nd_release(&c);

@@ -52,6 +52,7 @@ nd.image.save(ipath .. ".png", im:flip(1))
 local li = nd.image.load(ipath .. ".png", { channels = 4 })
 os.remove(ipath .. ".png")
 local dj = nd.image.decode(nd.image.encode(im, "jpeg"), { channels = 1 })
+local d16 = nd.image.decode(nd.image.encode(im:to("uint16") * 257, "png"), { channels = 2 })
 local ok, ffi = pcall(require, "ffi")
 if ok then
   local buf = ffi.new("double[12]")

@@ -1,10 +1,11 @@
 /* Image files: PNG through libspng, JPEG through libjpeg-turbo's TurboJPEG
- * API. Decoded images are HWC uint8 tensors (gray (H, W, 1), gray+alpha 2,
- * RGB 3, RGBA 4). Hostile input: the header is read first and an image of
- * more than ND_IMAGE_MAX_PIXELS is refused before anything is allocated;
- * libspng gets chunk limits; TurboJPEG stops on warnings and limits
- * progressive scans. libspng allocates through nd's hook; TurboJPEG cannot
- * be given an allocator, but its output buffers are nd's (NOREALLOC). */
+ * API. Decoded images are HWC uint8 tensors, uint16 for 16-bit PNGs (gray
+ * (H, W, 1), gray+alpha 2, RGB 3, RGBA 4). Hostile input: the header is
+ * read first and an image of more than ND_IMAGE_MAX_PIXELS is refused
+ * before anything is allocated; libspng gets chunk limits; TurboJPEG
+ * stops on warnings and limits progressive scans. libspng allocates
+ * through nd's hook; TurboJPEG cannot be given an allocator, but its
+ * output buffers are nd's (NOREALLOC). */
 #include "core.h"
 #include <errno.h>
 #include <limits.h>
@@ -89,28 +90,37 @@ void nd_image_free(void *bytes) { im_free(bytes); }
 /* ---- channel conversion (PIL's convert) ----
  * Gray from color is ITU-R 601-2 luma, L = R 299/1000 + G 587/1000 +
  * B 114/1000, in 16-bit fixed point rounded (the weights are those
- * fractions of 65536, summing to 65536, so gray stays gray); gray to
- * color replicates; an added alpha is 255; a dropped alpha is dropped
- * (no compositing). */
-static inline uint8_t luma(const uint8_t *p) {
-  return (uint8_t)((p[0] * 19595u + p[1] * 38470u + p[2] * 7471u + 32768u) >>
-                   16);
-}
-
-static void convert(uint8_t *dst, int dc, const uint8_t *src, int sc,
-                    int64_t npix) {
-  for (int64_t i = 0; i < npix; i++, src += sc, dst += dc) {
-    uint8_t g = sc >= 3 ? luma(src) : src[0];
-    uint8_t a = sc == 2 ? src[1] : sc == 4 ? src[3] : 255;
-    switch (dc) {
-    case 1: dst[0] = g; break;
-    case 2: dst[0] = g; dst[1] = a; break;
-    default:
-      if (sc >= 3) memcpy(dst, src, 3);
-      else dst[0] = dst[1] = dst[2] = src[0];
-      if (dc == 4) dst[3] = a;
-    }
+ * fractions of 65536, summing to 65536, so gray stays gray). 16-bit
+ * samples take the same expression: 65535 * 65536 + 32768 < 2^32. Gray
+ * to color replicates; an added alpha is opaque (the sample's maximum); a
+ * dropped alpha is dropped (no compositing). */
+#define IMAGE_SAMPLES(X) X(uint8_t, 255) X(uint16_t, 65535)
+#define CONVERT(T, OPAQUE)                                                   \
+  static void convert_##T(T *dst, int dc, const T *src, int sc,             \
+                          int64_t npix) {                                    \
+    for (int64_t i = 0; i < npix; i++, src += sc, dst += dc) {               \
+      T g = sc >= 3 ? (T)((src[0] * 19595u + src[1] * 38470u +               \
+                           src[2] * 7471u + 32768u) >> 16)                   \
+                    : src[0];                                                \
+      T a = sc == 2 ? src[1] : sc == 4 ? src[3] : OPAQUE;                    \
+      switch (dc) {                                                          \
+      case 1: dst[0] = g; break;                                             \
+      case 2: dst[0] = g; dst[1] = a; break;                                 \
+      default:                                                               \
+        if (sc >= 3) memcpy(dst, src, 3 * sizeof(T));                        \
+        else dst[0] = dst[1] = dst[2] = src[0];                              \
+        if (dc == 4) dst[3] = a;                                             \
+      }                                                                      \
+    }                                                                        \
   }
+IMAGE_SAMPLES(CONVERT)
+#undef CONVERT
+
+/* bytes: of a sample, 1 or 2 */
+static void convert(void *dst, int dc, const void *src, int sc, int64_t npix,
+                    int bytes) {
+  if (bytes == 2) convert_uint16_t(dst, dc, src, sc, npix);
+  else convert_uint8_t(dst, dc, src, sc, npix);
 }
 
 /* ---- decoding ---- */
@@ -132,26 +142,28 @@ static nd_status check_pixels(nd_err *e, const char *fn, const char *path,
   return ND_OK;
 }
 
-/* out (h, w, want) from a decoder that writes dc channels at dst: into
- * out itself when the channels agree, else through scratch converted. */
+/* out (h, w, want), uint8 or (bytes 2) uint16, from a decoder that
+ * writes dc channels at dst: into out itself when the channels agree,
+ * else through scratch converted. */
 typedef struct target {
   nd_tensor *out;
-  uint8_t *buf; /* where the decoder writes */
-  uint8_t *scratch;
+  void *buf; /* where the decoder writes */
+  void *scratch;
   int64_t w, h;
-  int dc, want;
+  int dc, want, bytes;
 } target;
 
 static nd_status target_open(nd_err *e, target *t, const char *fn,
                              const char *path) {
   int64_t size[3] = {t->h, t->w, t->want};
   t->scratch = NULL;
-  if (nd_empty(e, t->out, ND_UINT8, 3, size)) return renamed(e, fn, path);
+  if (nd_empty(e, t->out, t->bytes == 2 ? ND_UINT16 : ND_UINT8, 3, size))
+    return renamed(e, fn, path);
   if (t->dc == t->want) {
     t->buf = nd_data(t->out);
     return ND_OK;
   }
-  t->scratch = nd_scratch_alloc(e, fn, t->w * t->h, t->dc, false);
+  t->scratch = nd_scratch_alloc(e, fn, t->w * t->h, t->dc * t->bytes, false);
   if (!t->scratch) {
     nd_release(t->out);
     return renamed(e, fn, path);
@@ -163,7 +175,8 @@ static nd_status target_open(nd_err *e, target *t, const char *fn,
 /* After the decoder: convert, or undo on failure. */
 static nd_status target_close(target *t, nd_status st) {
   if (!st && t->scratch)
-    convert(nd_data(t->out), t->want, t->scratch, t->dc, t->w * t->h);
+    convert(nd_data(t->out), t->want, t->scratch, t->dc, t->w * t->h,
+            t->bytes);
   nd_scratch_free(t->scratch);
   if (st) nd_release(t->out);
   return st;
@@ -214,11 +227,6 @@ static nd_status png_decode(nd_err *e, nd_tensor *out, const uint8_t *p,
     goto done;
   }
   if ((st = check_pixels(e, fn, path, ih.width, ih.height))) goto done;
-  if (ih.bit_depth == 16) {
-    st = failf(e, ND_EIO, fn, path, "16-bit PNGs need the uint16 dtype, "
-               "which nd does not have yet");
-    goto done;
-  }
   /* tRNS becomes alpha: spng reports it only once the chunks before IDAT
    * are read (get_trns reads them). */
   r = spng_get_trns(ctx, &trns);
@@ -226,7 +234,8 @@ static nd_status png_decode(nd_err *e, nd_tensor *out, const uint8_t *p,
     st = spng_failed(e, fn, path, r);
     goto done;
   }
-  int has_trns = r == 0, fmt, native, dc, flags = 0;
+  int has_trns = r == 0, bytes = ih.bit_depth == 16 ? 2 : 1, fmt, native,
+      dc, flags = 0;
   switch (ih.color_type) {
   case SPNG_COLOR_TYPE_GRAYSCALE: native = has_trns ? 2 : 1; break;
   case SPNG_COLOR_TYPE_GRAYSCALE_ALPHA: native = 2; break;
@@ -234,23 +243,27 @@ static nd_status png_decode(nd_err *e, nd_tensor *out, const uint8_t *p,
   default: native = has_trns ? 4 : 3; /* truecolor, indexed */
   }
   if (has_trns) {
-    fmt = SPNG_FMT_RGBA8, dc = 4, flags = SPNG_DECODE_TRNS;
+    fmt = bytes == 2 ? SPNG_FMT_RGBA16 : SPNG_FMT_RGBA8, dc = 4,
+    flags = SPNG_DECODE_TRNS;
   } else if (ih.color_type == SPNG_COLOR_TYPE_INDEXED) {
     fmt = SPNG_FMT_RGB8, dc = 3;
-  } else if (ih.bit_depth == 8) {
-    fmt = SPNG_FMT_PNG, dc = native; /* the file's own bytes */
+  } else if (ih.bit_depth >= 8) {
+    /* the file's own samples; spng gives 16-bit ones in host order */
+    fmt = SPNG_FMT_PNG, dc = native;
   } else {
     fmt = SPNG_FMT_G8, dc = 1; /* gray of 1, 2 or 4 bits, scaled */
   }
-  target t = {out, NULL, NULL, ih.width, ih.height, dc, want ? want : native};
+  target t = {out, NULL, NULL, ih.width, ih.height, dc, want ? want : native,
+              bytes};
   size_t len;
   if ((r = spng_decoded_image_size(ctx, fmt, &len))) {
     st = spng_failed(e, fn, path, r);
     goto done;
   }
-  if ((int64_t)len != t.w * t.h * dc) {
+  if ((int64_t)len != t.w * t.h * dc * bytes) {
     st = failf(e, ND_EIO, fn, path, "corrupt PNG (decoded size %zu is not "
-               "%lldx%lldx%d)", len, (long long)t.w, (long long)t.h, dc);
+               "%lldx%lldx%d samples of %d bytes)", len, (long long)t.w,
+               (long long)t.h, dc, bytes);
     goto done;
   }
   if ((st = target_open(e, &t, fn, path))) goto done;
@@ -288,7 +301,7 @@ static nd_status jpeg_decode(nd_err *e, nd_tensor *out, const uint8_t *p,
   }
   if ((st = check_pixels(e, fn, path, w, ht))) goto done;
   int dc = cs == TJCS_GRAY ? 1 : 3;
-  target t = {out, NULL, NULL, w, ht, dc, want ? want : dc};
+  target t = {out, NULL, NULL, w, ht, dc, want ? want : dc, 1};
   if ((st = target_open(e, &t, fn, path))) goto done;
   /* Warnings (a truncated file, stray bytes) are errors: half an image
    * is not returned as if it were whole. */
@@ -361,15 +374,20 @@ done:
 
 /* ---- encoding ---- */
 static const char LAYOUT[] =
-    "takes uint8 (H, W[, C]) with C = 1..4 (to convert a CHW float in 0..1: "
+    "takes uint8 (H, W[, C]) with C = 1..4, or uint16 for a 16-bit PNG (to "
+    "convert a CHW float in 0..1: "
     "t:permute(2, 3, 1):mul(255):round():clamp(0, 255):to(\"uint8\"))";
+
+/* 16-bit samples to 8, rounded: round(v * 255 / 65535) = (v + 128) // 257
+ * (in int32: v + 128 overflows uint16). */
+#define TO_8BIT "t:to(\"int32\"):add(128):floor_divide(257):to(\"uint8\")"
 
 /* The image t is, or why not. Rows whose pixels are compact (any row
  * stride, even negative) go to the encoders as they are. */
 typedef struct image {
-  int64_t h, w, rowstride;
-  int c;
-  const uint8_t *first; /* row 0 */
+  int64_t h, w, rowstride; /* in bytes */
+  int c, bytes;            /* bytes of a sample: 1 (uint8) or 2 (uint16) */
+  const uint8_t *first;    /* row 0 */
 } image;
 
 static int rows_compact(const nd_tensor *t, int c) {
@@ -379,7 +397,8 @@ static int rows_compact(const nd_tensor *t, int c) {
 
 static nd_status check_image(nd_err *e, const char *fn, const nd_tensor *t) {
   char b[ND_SIZES_BUF];
-  if (t->dtype != ND_UINT8 || (t->ndim != 2 && t->ndim != 3) ||
+  if ((t->dtype != ND_UINT8 && t->dtype != ND_UINT16) ||
+      (t->ndim != 2 && t->ndim != 3) ||
       (t->ndim == 3 && (t->size[2] < 1 || t->size[2] > 4)))
     return nd_fail(e, ND_EINVAL, "%s: t has shape %s and dtype %s; %s %s", fn,
                    nd_fmt_sizes(b, sizeof b, t->ndim, t->size),
@@ -395,7 +414,8 @@ static void image_of(image *im, const nd_tensor *t) {
   im->h = t->size[0];
   im->w = t->size[1];
   im->c = t->ndim == 3 ? (int)t->size[2] : 1;
-  im->rowstride = t->stride[0];
+  im->bytes = (int)nd_dtype_size(t->dtype);
+  im->rowstride = t->stride[0] * im->bytes;
   im->first = (const uint8_t *)nd_ptr(t);
 }
 
@@ -412,10 +432,10 @@ static nd_status png_encode(nd_err *e, const image *im, int level,
   im_oom = 0;
   spng_ctx *ctx = spng_ctx_new2(&im_alloc, SPNG_CTX_ENCODER);
   if (!ctx) return no_memory(e, fn, path);
-  struct spng_ihdr ih = {(uint32_t)im->w, (uint32_t)im->h, 8,
-                         types[im->c], 0, 0, 0};
+  struct spng_ihdr ih = {(uint32_t)im->w, (uint32_t)im->h,
+                         (uint8_t)(8 * im->bytes), types[im->c], 0, 0, 0};
   nd_status st = ND_OK;
-  size_t row = (size_t)(im->w * im->c), len = 0;
+  size_t row = (size_t)(im->w * im->c * im->bytes), len = 0;
   int r;
   if ((r = spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1)) ||
       (r = spng_set_option(ctx, SPNG_IMG_COMPRESSION_LEVEL, level)) ||
@@ -423,7 +443,8 @@ static nd_status png_encode(nd_err *e, const image *im, int level,
       (r = spng_encode_image(ctx, NULL, 0, SPNG_FMT_PNG,
                              SPNG_ENCODE_PROGRESSIVE | SPNG_ENCODE_FINALIZE)))
     goto failed;
-  /* Row by row from the view: no copy, whatever the row stride. */
+  /* Row by row from the view: no copy, whatever the row stride (spng
+   * swaps 16-bit samples to PNG's big-endian order itself). */
   for (int64_t y = 0; y < im->h; y++) {
     r = spng_encode_row(ctx, im->first + y * im->rowstride, row);
     if (r == SPNG_EOI && y == im->h - 1) r = 0;
@@ -503,6 +524,10 @@ static nd_status encode(nd_err *e, void **bytes, int64_t *nbytes,
   *nbytes = 0;
   nd_status st;
   if ((st = check_image(e, fn, t))) return st;
+  if (format == ND_IMAGE_JPEG && t->dtype != ND_UINT8)
+    return failf(e, ND_EINVAL, fn, path, "JPEG is 8-bit: t has dtype %s "
+                 "(16-bit images go to PNG; to 8 bits, rounded: %s)",
+                 nd_dtype_name(t->dtype), TO_8BIT);
   if (format == ND_IMAGE_JPEG && !(quality >= 1 && quality <= 100) &&
       quality != 0)
     return nd_fail(e, ND_EINVAL, "%s: quality must be 1..100, got %d", fn,
