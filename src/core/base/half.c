@@ -93,13 +93,12 @@ uint16_t nd_u64_to_half(uint64_t v, int bf) {
 }
 
 /* ---- bulk, contiguous ---- */
-/* Each converter has a plain loop (every CPU; the sanitizer builds) and,
- * picked at run time from CPUID, an x86 one: F16C's vcvtph2ps/vcvtps2ph
- * 8 lanes wide, or with AVX-512F 16 lanes wide for all four (bfloat16's
- * rounding as 16-lane integer code, narrowed by vpmovdw: GCC's own
- * vectorisation of the plain loop ran 256 bits wide with packs and
- * blends, compute-bound at ~170 us per 1 M). The last n % W elements take
- * the plain rule. */
+/* Each converter has a plain loop (any CPU) and, picked at run time from
+ * CPUID, an x86 one: F16C's vcvtph2ps/vcvtps2ph 8 lanes wide, or with
+ * AVX-512F 16 lanes wide for all four (bfloat16's rounding as 16-lane
+ * integer code narrowed by vpmovdw: GCC's own vectorisation of the plain
+ * loop ran 256 bits wide with packs and blends, compute-bound at ~170 us
+ * per 1 M). The last n % W elements take the plain rule. */
 #if defined(__x86_64__)
 #define AVX512 __attribute__((target("avx512f")))
 #define F16C __attribute__((target("avx,f16c")))
