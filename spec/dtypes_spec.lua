@@ -261,6 +261,52 @@ describe("float16 and bfloat16", function()
     assert.same({ 65504, -65504 }, nd.tensor({ 65504, -65504 }):half():totable())
   end)
 
+  -- The bulk converters' vector loops (16 or 8 lanes) run only on runs
+  -- longer than the short tensors above: every 16-bit pattern, and 2^16
+  -- float32 patterns weighted to NaN, inf, subnormals, ties and the
+  -- overflow edges, each against the plain rule (15-element pieces, below
+  -- the 16-lane loop; and float64 -> half, one element at a time), from
+  -- offsets 0 and 1 (unaligned, tails of 0 and 15).
+  it("convert long runs bit for bit as one element at a time", function()
+    local function bytes(n, f)
+      local b = {}
+      for i = 0, n - 1 do b[#b + 1] = f(i) end
+      return table.concat(b)
+    end
+    local function pieces(t, f)
+      local b, n = {}, t:numel()
+      for i = 1, n, 15 do
+        b[#b + 1] = f(t[{ { i, math.min(i + 14, n) } }]):to_string()
+      end
+      return table.concat(b)
+    end
+    local all = bytes(65536, function(i) return string.char(i % 256, (i - i % 256) / 256) end)
+    math.randomseed(23)
+    local function u32(u)
+      return string.char(u % 256, math.floor(u / 256) % 256,
+        math.floor(u / 65536) % 256, math.floor(u / 16777216))
+    end
+    -- k: 0 inf / NaN, 1 zero / subnormal, 2 float16 ties (and not) in its
+    -- range, 3 float32's largest, 4 bfloat16 ties, 5 anything
+    local floats = bytes(65536, function()
+      local sign, k = math.random(0, 1) * 2 ^ 31, math.random(0, 5)
+      local m, tie = math.random(0, 2 ^ 23 - 1), math.random(0, 1)
+      local e = k == 0 and 255 or k == 1 and 0 or k == 2 and math.random(100, 142)
+        or k == 3 and 254 or math.random(0, 255)
+      if k == 2 then m = m - m % 2 ^ 13 + tie * 2 ^ 12 end
+      if k == 4 then m = m - m % 2 ^ 16 + tie * 2 ^ 15 end
+      return u32(sign + e * 2 ^ 23 + m)
+    end)
+    for off = 0, 1 do
+      for _, dt in ipairs({ "float16", "bfloat16" }) do
+        local t = nd.from_string(all, dt)[{ { 1 + off, 65536 } }]
+        assert.equals(pieces(t, function(p) return p:float() end), t:float():to_string())
+        local x = nd.from_string(floats, "float32")[{ { 1 + off, 65536 } }]
+        assert.equals(x:double():to(dt):to_string(), x:to(dt):to_string())
+      end
+    end
+  end)
+
   it("saturates to integers, NaN to 0", function()
     local x = nd.tensor({ 65504, -65504, 0 / 0, -2.5 }, "float16")
     assert.same({ 127, -128, 0, -2 }, x:to("int8"):totable())
