@@ -602,9 +602,10 @@ nd_status nd_einsum_run(nd_err *e, nd_tensor *out, const nd_einsum_path *p,
 /* ---- convolution (src/core/conv/conv*.c) -- */
 /* PyTorch's conv1d/2d/3d (cross-correlation): x (N, C, spatial...) or
  * unbatched (C, spatial...), w (O, C / groups, kernel...), bias (O) or
- * NULL; nsp spatial dims (1..3). float32/float64 only (operands promote
- * together, as matmul's); integers and bool are refused, as PyTorch's CPU
- * convolution does. Options per spatial dim: stride, dilation (>= 1),
+ * NULL; nsp spatial dims (1..3). Floats only (operands promote together,
+ * as matmul's); integers and bool are refused, as PyTorch's CPU
+ * convolution does. float16 and bfloat16 are computed in float32 (their
+ * operands converted, float32 GEMMs) and the result rounded once. Options per spatial dim: stride, dilation (>= 1),
  * padding (>= 0, each side) or "same" (stride 1: the dim's size kept, the
  * odd pad on the right, as PyTorch) or "valid" (none); groups >= 1
  * dividing C and O. The result is new and row-major (N, O, out...). */
@@ -625,9 +626,11 @@ typedef struct nd_conv_options {
  *   depthwise convolutions and kernels too small to feed a GEMM). */
 enum { ND_CONV_GEMM, ND_CONV_IM2COL, ND_CONV_DIRECT };
 enum { ND_CONV_COPY_INPUT, ND_CONV_COPY_WEIGHT, ND_CONV_COPY_BIAS,
-       ND_CONV_COPY_TILE }; /* what a copy holds */
+       ND_CONV_COPY_TILE, ND_CONV_COPY_OUTPUT }; /* what a copy holds
+                                  (OUTPUT: the compute dtype's result) */
 typedef struct nd_conv_path {
   int strategy, dtype, nsp, batched;
+  int compute_dtype;                /* dtype, or float32 for 16-bit floats */
   char why[160];                    /* the reason for the strategy */
   int64_t n, c, o, groups;          /* batch (1 unbatched), channels */
   int64_t in[3], kernel[3], stride[3], dilation[3], pad_lo[3], pad_hi[3],
@@ -641,9 +644,9 @@ typedef struct nd_conv_path {
                                        tile and for the last, shorter one */
   int64_t calls;                    /* BLAS calls the convolution makes */
   int ncopies;
-  int copy_what[4];                 /* ND_CONV_COPY_* */
-  char copy_why[4][80];
-  int64_t copy_bytes[4];
+  int copy_what[5];                 /* ND_CONV_COPY_* */
+  char copy_why[5][80];
+  int64_t copy_bytes[5];
   int64_t bytes_copied;             /* the copies' bytes (a tile's: all
                                        the windows packed into it) */
   int64_t bytes;                    /* allocated: result, copies, tile */
@@ -918,7 +921,8 @@ nd_status nd_one_hot(nd_err *e, nd_tensor *out, const nd_tensor *index,
  * padding NULL: 0, dilation NULL: 1. Padding at most half the kernel;
  * ceil_mode rounds the output size up while the last window starts inside
  * the input or its left padding. Results are fresh and row-major, of t's
- * leading sizes. */
+ * leading sizes. float16 and bfloat16 are pooled in float32 (the max
+ * exact, sums in float32) and rounded once to t's dtype. */
 /* Floats only. indices (NULL: not wanted): int64 flat positions of each
  * maximum within its (n, c) plane of the unpadded input, counted from
  * e->base; the first largest wins, NaN propagates (the last NaN's). */
@@ -955,7 +959,8 @@ nd_status nd_take(nd_err *e, nd_tensor *out, const nd_tensor *t,
  * value); converted to t's dtype. Duplicate positions: one write wins. */
 nd_status nd_scatter(nd_err *e, const nd_tensor *t, int dim,
                      const nd_tensor *index, const nd_tensor *src);
-/* As nd_scatter, adding (bool: or); src may not be of a higher kind. */
+/* As nd_scatter, adding (bool: or); src may not be of a higher kind.
+ * float16 / bfloat16: each add in float32, rounded on store (PyTorch's). */
 nd_status nd_scatter_add(nd_err *e, const nd_tensor *t, int dim,
                          const nd_tensor *index, const nd_tensor *src);
 /* index 1-D (or 0-d); src has t's sizes with size[dim] = numel(index). */
@@ -1063,7 +1068,8 @@ nd_status nd_correlate(nd_err *e, nd_tensor *out, const nd_tensor *a,
  * boundary fill (with *fill, NULL: 0; an integer result needs a whole
  * fill), wrap or symm (fill NULL); mode valid swaps them when k is the
  * larger in every dim (correlate2d then reverses its result) and refuses
- * a pair where neither is. dtypes as nd_convolve's. */
+ * a pair where neither is. dtypes as nd_convolve's. A float16 or bfloat16
+ * result (of both filters) is computed in float32 and rounded once. */
 nd_status nd_convolve2d(nd_err *e, nd_tensor *out, const nd_tensor *a,
                         const nd_tensor *k, int mode, int boundary,
                         const double *fill);
@@ -1080,14 +1086,15 @@ typedef enum nd_interp_mode {
 #undef ND_X_ENUM
   ND_NINTERP_MODES
 } nd_interp_mode;
-/* F.interpolate of the float32/float64 t, (N, C, L) or (N, C, H, W)
+/* F.interpolate of the float t, (N, C, L) or (N, C, H, W)
  * (nearest and area take either; linear 3-D; bilinear, bicubic 4-D): the
  * output's spatial sizes from size (one per spatial dim), or from scale
  * (floor(in * scale), the scale itself used for the coordinates:
  * recompute_scale_factor off) -- exactly one of the two non-NULL.
  * align_corners: -1 not given (false), 0, 1; given with nearest or area is
  * refused. Bicubic uses A = -0.75 and clamps its taps to the border;
- * area is adaptive average pooling. A new row-major result. */
+ * area is adaptive average pooling. A new row-major result. float16 and
+ * bfloat16 are computed in float32 and rounded once to t's dtype. */
 nd_status nd_interpolate(nd_err *e, nd_tensor *out, const nd_tensor *t,
                          const int64_t *size, const double *scale, int mode,
                          int align_corners);

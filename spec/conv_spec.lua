@@ -118,6 +118,71 @@ describe("conv_plan", function()
   end)
 end)
 
+-- issue 23: float16 / bfloat16 operands converted to float32, float32
+-- GEMMs (sgemm), the result rounded once; the plan says so
+describe("conv of float16 and bfloat16", function()
+  local g = nd.generator(23)
+  -- x in three layouts: contiguous, channels last, stepped along the width
+  local function layouts(x)
+    local n, c, h, w = x:size(1), x:size(2), x:size(3), x:size(4)
+    return { x, nd.empty({ n, h, w, c }, x:dtype()):permute(1, 4, 2, 3):copy_(x),
+      nd.zeros({ n, c, h, 2 * w }, x:dtype())[{ {}, {}, {}, { 1, 2 * w, 2 } }]:copy_(x) }
+  end
+  for _, dt in ipairs({ "float16", "bfloat16" }) do
+    it("computes " .. dt .. " in float32 and rounds once: every strategy, any layout", function()
+      local x = g:randn({ 2, 8, 9, 10 }):to(dt)
+      local cases = {
+        { g:randn({ 6, 8, 1, 1 }), {}, "gemm" },
+        { g:randn({ 12, 8, 3, 3 }), { padding = 1, stride = { 1, 2 } }, "im2col" },
+        { g:randn({ 8, 1, 3, 3 }), { padding = 1, groups = 8 }, "direct" },
+        { g:randn({ 16, 4, 2, 3 }), { groups = 2, dilation = 2 }, "im2col" },
+      }
+      for _, c in ipairs(cases) do
+        local w = c[1]:to(dt)
+        local o = c[2]
+        for _, bias in ipairs({ false, true }) do
+          if bias then o.bias = g:randn({ w:size(1) }):to(dt) end
+          for _, xv in ipairs(layouts(x)) do
+            local what = ("%s %s"):format(c[3], bias and "bias" or "")
+            local p = nd.conv_plan(xv, w, o)
+            assert.equals(dt, p.dtype, what)
+            assert.equals("float32", p.compute_dtype, what)
+            if p.strategy ~= "direct" then assert.equals("sgemm", p.calls[1].routine, what) end
+            local last = p.copies[#p.copies]
+            assert.equals("output", last.operand, what)
+            assert.truthy(last.why:find("float32, rounded once to " .. dt, 1, true), what)
+            local r = assert_half_rounded(what, function(a, b, bb)
+              local o2 = {}
+              for k, v in pairs(o) do o2[k] = v end
+              o2.bias = bb
+              return nd.conv2d(a, b, o2)
+            end, xv, w, o.bias)
+            assert.equals(dt, r:dtype())
+          end
+          -- what the call allocates is what its plan says
+          local p = nd.conv_plan(x, w, o)
+          local count, bytes = testing.allocations(function() nd.conv2d(x, w, o) end)
+          assert(p.bytes == bytes and p.allocations == count,
+            ("%s: the plan says %d allocations of %d bytes, the call made %d of %d")
+              :format(c[3], p.allocations, p.bytes, count, bytes))
+        end
+        assert.equals(c[3], nd.conv_plan(x, w, o).strategy)
+      end
+      -- conv1d of a transposed input; a float32 weight promotes to float32
+      local s = nd.empty({ 7, 4 }, dt):t():copy_(g:randn({ 4, 7 }):to(dt)):view(1, 4, 7)
+      assert_half_rounded("conv1d", nd.conv1d, s, g:randn({ 3, 4, 2 }):to(dt), { padding = "same" })
+      local f = nd.conv1d(s, g:randn({ 3, 4, 2 }))
+      assert.equals("float64", f:dtype())
+      assert.is_nil(nd.conv_plan(s, g:randn({ 3, 4, 2 })).compute_dtype)
+    end)
+  end
+  it("gives an empty result of the 16-bit dtype", function()
+    local r = nd.conv2d(nd.zeros(0, 2, 4, 4, "float16"), nd.zeros(3, 2, 3, 3, "float16"))
+    assert.equals("float16", r:dtype())
+    assert.same({ 0, 3, 2, 2 }, plain(r:size()))
+  end)
+end)
+
 describe("conv errors", function()
   local x, w = nd.rand(2, 3, 8, 8), nd.rand(4, 3, 3, 3)
   local function raises(f, ...)
@@ -128,7 +193,8 @@ describe("conv errors", function()
     end
   end
   it("refuses integer and bool operands, as PyTorch's CPU convolution", function()
-    raises(function() nd.conv2d(x:to("int32"), w) end, "conv2d:", "input has dtype int32", "float32 or float64")
+    raises(function() nd.conv2d(x:to("int32"), w) end, "conv2d:", "input has dtype int32",
+      "float16, bfloat16, float32 or float64")
     raises(function() nd.conv2d(x, w:to("bool")) end, "conv2d:", "weight has dtype bool")
     raises(function() nd.conv2d(x, w, { bias = nd.zeros(4, "int64") }) end, "bias has dtype int64")
   end)

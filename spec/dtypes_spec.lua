@@ -460,17 +460,4 @@ describe("float16 and bfloat16", function()
       assert.equals("float64", nd.linalg.solve(A:to(dt), nd.tensor({ 1, 2, 3 })):dtype())
     end
   end)
-
-  it("raise naming the function where not implemented yet", function()
-    local a = nd.ones({ 2, 2 }, "float16")
-    local ok, err = pcall(function() return a:index_add_(1, nd.tensor({ 1 }, "int64"), a[{ { 1, 1 } }]) end)
-    assert.is_false(ok)
-    assert.truthy(tostring(err):find("float16", 1, true))
-    for _, f in ipairs({ function() return nd.interpolate(a:view(1, 1, 2, 2), { size = { 4, 4 } }) end,
-      function() return nd.max_pool2d(a:view(1, 1, 2, 2), { kernel_size = 2 }) end }) do
-      ok, err = pcall(f)
-      assert.is_false(ok)
-      assert.truthy(tostring(err):find("float16", 1, true), tostring(err))
-    end
-  end)
 end)

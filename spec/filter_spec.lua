@@ -157,3 +157,45 @@ describe("convolve2d and correlate2d", function()
   }
   fx.raises_all(it, "convolve2d", errors, "filter_spec.lua")
 end)
+
+describe("filters of float16 and bfloat16", function()
+  -- issue 23: filtered in float32, the result rounded once to the 16-bit
+  -- dtype (assert_half_rounded: the same call on the values as float32)
+  local g = nd.generator(23)
+  for _, dt in ipairs({ "float16", "bfloat16" }) do
+    it("convolve and correlate (" .. dt .. "): float32's result rounded once, any layout", function()
+      local a = g:randn({ 40 }):to(dt)
+      local v = g:randn({ 5 }):to(dt)
+      local stepped = nd.zeros(80, dt)[{ { 80, 1, -2 } }]:copy_(a) -- stride -2
+      for _, mode in ipairs({ "full", "same", "valid" }) do
+        for _, x in ipairs({ a, stepped }) do
+          assert_half_rounded("convolve " .. mode, nd.convolve, x, v, mode)
+          assert_half_rounded("correlate " .. mode, nd.correlate, x, v, mode)
+          assert_half_rounded("correlate swapped " .. mode, nd.correlate, v, x, mode)
+        end
+      end
+      -- an integer kernel keeps the 16-bit dtype (promotion), computed alike
+      local r = assert_half_rounded("int64 taps", nd.convolve, a, nd.tensor({ 1, -2, 1 }, "int64"))
+      assert.equals(dt, r:dtype())
+      -- float16 with bfloat16 promotes to float32: nothing rounded
+      local other = dt == "float16" and "bfloat16" or "float16"
+      assert.equals("float32", assert_half_rounded("mixed", nd.convolve, a, v:to(other)):dtype())
+    end)
+
+    it("convolve2d and correlate2d (" .. dt .. "): every boundary, transposed inputs", function()
+      local A = g:randn({ 9, 12 }):to(dt)
+      local K = g:randn({ 3, 4 }):to(dt)
+      local At = nd.empty({ 12, 9 }, dt):t():copy_(A) -- column-major
+      for _, f in ipairs({ "convolve2d", "correlate2d" }) do
+        for _, x in ipairs({ A, At, A:t() }) do
+          for _, mode in ipairs({ "full", "same", "valid" }) do
+            assert_half_rounded(f .. " " .. mode, nd[f], x, K, mode)
+            assert_half_rounded(f .. " symm", nd[f], x, K, mode, "symm")
+            assert_half_rounded(f .. " wrap", nd[f], x, K:t(), mode, "wrap")
+          end
+          assert_half_rounded(f .. " fill", nd[f], x, K, "same", "fill", 0.3)
+        end
+      end
+    end)
+  end
+end)

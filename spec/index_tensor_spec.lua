@@ -67,7 +67,7 @@ describe("indexing with tensors", function()
 
   it("adds a long index into a small target (the histogram path) as into a strided one", function()
     local g = nd.generator(7)
-    for _, dt in ipairs({ "float32", "float64", "int32", "int64", "uint8", "bool" }) do
+    for _, dt in ipairs({ "float32", "float64", "int32", "int64", "uint8", "bool", "float16", "bfloat16" }) do
       for _, idt in ipairs({ "int32", "int64" }) do
         local ix = g:randint(-10, 11, { 500 }):to(idt)
         ix:masked_fill_(ix:eq(0), 3) -- 0 is no position when counting from 1
@@ -103,6 +103,70 @@ describe("indexing with tensors", function()
           "scatter_add_", "2")
         assert.same(nd.zeros(1, dt):totable(), one:totable())
       end
+    end
+  end)
+
+  -- float16 / bfloat16: each add reads the 16-bit element, adds in float32
+  -- and rounds on store (PyTorch's per-element accumulation), so repeated
+  -- positions round once per add, not once per sum
+  local function f32(x) return nd.tensor({ x }, "float32")[1] end
+  local function add16(cur, s, alpha, dt)
+    return nd.tensor({ f32(cur + f32(alpha * s)) }, "float32"):to(dt)[1]
+  end
+  it("float16 and bfloat16 accumulate in float32, rounded after each add", function()
+    local g = nd.generator(11)
+    for _, dt in ipairs({ "float16", "bfloat16" }) do
+      -- 2048 (float16) and 256 (bfloat16) are 2 apart from the next value:
+      -- adding 1 four times rounds back each time (ties to even)
+      local big = dt == "float16" and 2048 or 256
+      local t = nd.full({ 2 }, big, dt)
+      t:index_add_(1, I { 1, 1, 1, 1 }, nd.ones(4, dt))
+      t:scatter_add_(1, I { 2, 2, 2, 2 }, nd.ones(4, dt))
+      assert.same({ big, big }, t:totable())
+      for _, alpha in ipairs({ 1, 0.3 }) do
+        for dim = 1, 2 do
+          for _, layout in ipairs({ "contiguous", "transposed", "stepped" }) do
+            local base = g:randn({ 3, 4 }):mul(100):to(dt)
+            local src = g:randn(dim == 1 and { 6, 4 } or { 3, 6 }):mul(10):to(dt)
+            local ix = I { 2, 1, 2, 2, 3, 2 }
+            if dim == 2 then ix = I { 2, 4, 2, 2, 1, 2 } end
+            local t
+            if layout == "contiguous" then
+              t = base:clone()
+            elseif layout == "transposed" then
+              t = nd.empty({ 4, 3 }, dt):t():copy_(base)
+              src = src:t():contiguous():t()
+            else
+              t = nd.zeros({ 6, 8 }, dt)[{ { 1, 6, 2 }, { 1, 8, 2 } }]:copy_(base)
+              local r, c = src:size(1), src:size(2)
+              src = nd.zeros({ 2 * r, 2 * c }, dt)[{ { 1, 2 * r, 2 }, { 1, 2 * c, 2 } }]:copy_(src)
+            end
+            local want = base:clone()
+            for j = 1, ix:size(1) do
+              local q = ix[j]
+              for k = 1, base:size(3 - dim) do
+                local tp, sp = dim == 1 and { q, k } or { k, q }, dim == 1 and { j, k } or { k, j }
+                want[tp] = add16(want[tp], src[sp], alpha, dt)
+              end
+            end
+            t:index_add_(dim, ix, src, alpha)
+            assert.equals(dt, t:dtype())
+            assert.is_true(nd.equal(want, t), dt .. " index_add_ " .. layout .. " dim " .. dim)
+            if alpha == 1 then -- scatter_add_: index of src's shape
+              local six = ix:view(dim == 1 and { 6, 1 } or { 1, 6 }):expand(src:size(1), src:size(2)):contiguous()
+              local u = base:clone()
+              u:scatter_add_(dim, six, src)
+              assert.is_true(nd.equal(want, u), dt .. " scatter_add_ " .. layout .. " dim " .. dim)
+            end
+          end
+        end
+      end
+      -- a float32 source is converted to the target's dtype first, as for
+      -- every other target dtype
+      local src32 = g:randn({ 5 })
+      local a = nd.zeros(3, dt):index_add_(1, I { 1, 2, 1, 3, 1 }, src32)
+      local b = nd.zeros(3, dt):index_add_(1, I { 1, 2, 1, 3, 1 }, src32:to(dt))
+      assert.is_true(nd.equal(a, b))
     end
   end)
 

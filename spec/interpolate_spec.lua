@@ -74,6 +74,31 @@ describe("interpolate", function()
     end
   end)
 
+  -- issue 23: float16 / bfloat16 resampled in float32, rounded once
+  for _, dt in ipairs({ "float16", "bfloat16" }) do
+    it("resamples " .. dt .. " as float32 rounded once, any layout", function()
+      local g = nd.generator(23)
+      local x4 = g:randn({ 2, 3, 5, 6 }):to(dt)
+      local cl = nd.empty({ 2, 5, 6, 3 }, dt):permute(1, 4, 2, 3):copy_(x4) -- channels last
+      local x3 = g:randn({ 2, 3, 7 }):to(dt)
+      local st = nd.zeros({ 2, 3, 14 }, dt)[{ {}, {}, { 1, 14, 2 } }]:copy_(x3) -- stepped
+      for _, x in ipairs({ x4, cl }) do
+        for _, mode in ipairs({ "nearest", "bilinear", "bicubic", "area" }) do
+          assert_half_rounded(mode, nd.interpolate, x, { size = { 8, 4 } }, mode)
+          assert_half_rounded(mode .. " scale", nd.interpolate, x, { scale_factor = { 1.5, 0.7 } }, mode)
+        end
+        assert_half_rounded("bicubic align", nd.interpolate, x, { size = { 9, 11 } }, "bicubic", true)
+      end
+      for _, x in ipairs({ x3, st }) do
+        for _, mode in ipairs({ "nearest", "linear", "area" }) do
+          assert_half_rounded(mode, nd.interpolate, x, { size = 10 }, mode)
+        end
+        assert_half_rounded("linear align", nd.interpolate, x, { size = 10 }, "linear", true)
+      end
+      assert.same({ 0, 2, 6 }, sizes(nd.interpolate(nd.zeros(0, 2, 3, dt), { scale_factor = 2 }, "linear")))
+    end)
+  end
+
   it("gives an empty batch for an empty batch", function()
     assert.same({ 0, 2, 6 }, sizes(nd.interpolate(nd.zeros(0, 2, 3), { scale_factor = 2 }, "linear")))
   end)
@@ -96,7 +121,7 @@ describe("interpolate", function()
     { function() nd.interpolate(x, { size = 2 }, "trilinear") end, "interpolate",
       'mode must be "nearest", "linear", "bilinear", "bicubic" or "area"', 'got "trilinear"' },
     { function() nd.interpolate(x:int(), { size = 2 }) end, "interpolate",
-      "float32 or float64", "got int32" },
+      "float16, bfloat16, float32 or float64", "got int32" },
     { function() nd.interpolate(x, { size = 0 }) end, "interpolate",
       "greater than 0", "output size 0" },
     { function() nd.interpolate(x, { scale_factor = 0.2 }) end, "interpolate",

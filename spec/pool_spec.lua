@@ -92,6 +92,36 @@ describe("pooling inputs", function()
     end
   end)
 
+  -- issue 23: float16 / bfloat16 pooled in float32 (max exact, sums in
+  -- float32), rounded once; the max's indices as float32's
+  for _, dt in ipairs({ "float16", "bfloat16" }) do
+    it("pools " .. dt .. " as float32 rounded once, any layout", function()
+      local g = nd.generator(23)
+      local x = g:randn({ 2, 3, 7, 8 }):to(dt)
+      x[{ 1, 2, 3, 3 }] = x[{ 1, 2, 3, 4 }] -- a tie: the first largest wins
+      local cl = nd.empty({ 2, 7, 8, 3 }, dt):permute(1, 4, 2, 3):copy_(x)
+      local st = nd.zeros({ 2, 3, 14, 16 }, dt)[{ {}, {}, { 1, 14, 2 }, { 16, 1, -2 } }]:copy_(x)
+      for _, t in ipairs({ x, cl, st }) do
+        local o = { kernel_size = 3, stride = 2, padding = 1, return_indices = true }
+        local v = assert_half_rounded("max_pool2d", nd.max_pool2d, t, o)
+        assert.equals(dt, v:dtype())
+        assert_half_rounded("max_pool2d dilated", nd.max_pool2d, t, { kernel_size = 2, dilation = 2, ceil_mode = true })
+        assert_half_rounded("avg_pool2d", nd.avg_pool2d, t, { kernel_size = 3, stride = 2, padding = 1 })
+        assert_half_rounded("avg_pool2d pad excluded", nd.avg_pool2d, t,
+          { kernel_size = 3, padding = 1, count_include_pad = false, ceil_mode = true })
+        assert_half_rounded("avg_pool2d divisor", nd.avg_pool2d, t, { kernel_size = 2, divisor_override = 3 })
+        assert_half_rounded("adaptive_avg_pool2d", nd.adaptive_avg_pool2d, t, { 3, 5 })
+        assert_half_rounded("max_pool1d", nd.max_pool1d, t[{ {}, {}, 2 }], { kernel_size = 3, return_indices = true })
+        assert_half_rounded("avg_pool1d", nd.avg_pool1d, t[{ {}, {}, 2 }], { kernel_size = 3, stride = 1 })
+      end
+      local x3 = g:randn({ 1, 2, 4, 5, 6 }):to(dt)
+      assert_half_rounded("max_pool3d", nd.max_pool3d, x3, { kernel_size = 2, return_indices = true })
+      assert_half_rounded("avg_pool3d", nd.avg_pool3d, x3, { kernel_size = { 2, 3, 2 }, padding = 1 })
+      assert_half_rounded("adaptive_avg_pool2d unbatched", nd.adaptive_avg_pool2d, x3[1]:transpose(2, 3), { 2, 3 })
+      assert.same({ 0, 3, 2, 2 }, plain(nd.max_pool2d(nd.zeros(0, 3, 4, 4, dt), { kernel_size = 2 }):size()))
+    end)
+  end
+
   it("gives an empty batch an empty result", function()
     local x = nd.zeros(0, 3, 4, 4)
     assert.same({ 0, 3, 2, 2 }, plain(nd.max_pool2d(x, { kernel_size = 2 }):size()))
@@ -174,10 +204,10 @@ describe("pooling errors", function()
     { function() nd.max_pool2d(nd.zeros(5, 5), { kernel_size = 2 }) end, "max_pool2d", "3D", "4D", "got 2D" },
     { function() nd.max_pool1d(nd.zeros(1, 1, 1, 5), { kernel_size = 2 }) end, "max_pool1d", "2D", "3D", "got 4D" },
     { function() nd.max_pool2d(nd.zeros(1, 0, 4, 4), { kernel_size = 2 }) end, "max_pool2d", "{1, 0, 4, 4}", "only the batch dim" },
-    { function() nd.max_pool2d(nd.zeros(1, 4, 4, "int64"), { kernel_size = 2 }) end, "max_pool2d", "float32 or float64", "int64" },
-    { function() nd.avg_pool2d(nd.zeros(1, 4, 4, "int32"), { kernel_size = 2 }) end, "avg_pool2d", "float32 or float64 (or int64)", "int32" },
+    { function() nd.max_pool2d(nd.zeros(1, 4, 4, "int64"), { kernel_size = 2 }) end, "max_pool2d", "float16, bfloat16, float32 or float64", "int64" },
+    { function() nd.avg_pool2d(nd.zeros(1, 4, 4, "int32"), { kernel_size = 2 }) end, "avg_pool2d", "float16, bfloat16, float32 or float64 (or int64)", "int32" },
     { function() nd.avg_pool2d(nd.zeros(1, 4, 4, "uint8"), { kernel_size = 2 }) end, "avg_pool2d", "uint8" },
-    { function() nd.adaptive_avg_pool2d(nd.zeros(1, 4, 4, "int64"), 2) end, "adaptive_avg_pool2d", "float32 or float64", "int64" },
+    { function() nd.adaptive_avg_pool2d(nd.zeros(1, 4, 4, "int64"), 2) end, "adaptive_avg_pool2d", "float16, bfloat16, float32 or float64", "int64" },
     { function() nd.avg_pool2d(x2, { kernel_size = 2, divisor_override = 0 }) end, "avg_pool2d", "divisor_override must not be 0" },
     { function() nd.avg_pool2d(x2, { kernel_size = 2, divisor_override = 1.5 }) end, "avg_pool2d", "divisor_override must be an integer" },
     { function() nd.max_pool2d(x2, { kernel_size = 2 ^ 62, padding = 2 ^ 61 }) end, "max_pool2d", "too large" },

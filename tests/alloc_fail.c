@@ -270,6 +270,35 @@ static int c_script(const char *npy) {
     STEP(q);
   }
   {
+    /* float16 through float32: the widened copies, the float32 results
+     * and their rounding (pooling with indices, an average, interpolate, a
+     * convolution, a filter), and index_add_'s per-add rounding */
+    nd_tensor x = ND_UNSET, y = ND_UNSET, k = ND_UNSET, w = ND_UNSET,
+              ix = ND_UNSET, z = ND_UNSET, zi = ND_UNSET;
+    int64_t s4[4] = {1, 2, 4, 5}, k2[2] = {2, 2}, sz[2] = {5, 3},
+            ws[4] = {3, 2, 2, 2};
+    nd_conv_options o = ND_CONV_OPTIONS_INIT;
+    nd_status q = nd_arange(&e, &x, ND_FLOAT16, 0, 40, 1);
+    if (!q) q = nd_reshape(&e, &y, &x, 4, s4);
+    if (!q) q = nd_max_pool(&e, &z, &zi, &y, 2, k2, NULL, NULL, NULL, 0);
+    nd_release(&z), nd_release(&zi);
+    if (!q) q = nd_avg_pool(&e, &z, &y, 2, k2, NULL, NULL, 0, 1, NULL);
+    nd_release(&z);
+    if (!q) q = nd_interpolate(&e, &z, &y, sz, NULL, ND_INTERP_BILINEAR, -1);
+    nd_release(&z);
+    if (!q) q = nd_arange(&e, &k, ND_FLOAT16, 0, 24, 1);
+    if (!q) q = nd_reshape(&e, &w, &k, 4, ws);
+    if (!q) q = nd_conv(&e, &z, 2, &y, &w, NULL, &o);
+    nd_release(&z);
+    if (!q) q = nd_convolve(&e, &z, &x, &k, ND_FILTER_SAME);
+    nd_release(&z);
+    if (!q) q = nd_arange(&e, &ix, ND_INT64, 0, 24, 1);
+    if (!q) q = nd_index_add(&e, &x, 0, &ix, &k, 1);
+    nd_release(&ix), nd_release(&w), nd_release(&k), nd_release(&y),
+        nd_release(&x);
+    STEP(q);
+  }
+  {
     /* image files: libspng allocates through the hook too; a channel
      * conversion decodes into scratch; the file's bytes are scratch */
     nd_tensor im = ND_UNSET, back = ND_UNSET, fl = ND_UNSET;

@@ -636,7 +636,9 @@ out:
 /* conv1d/2d/3d over views of small whole numbers (every sum exact, in any
  * order) with fuzzed shapes, strides and options, huge ones too: the call
  * succeeds exactly when its plan does, with the plan's size, writes no
- * operand, and equals the definition summed term by term. */
+ * operand, and equals the definition summed term by term (rounded once to
+ * the dtype: float16 and bfloat16 sum in float32, where these sums are
+ * exact). The dtype comes after the views (no byte left: float64). */
 static double ccells[CELLS];
 static int conv_view(input *in, nd_tensor *out, const nd_tensor *base,
                      int ndim) {
@@ -650,14 +652,32 @@ static int conv_view(input *in, nd_tensor *out, const nd_tensor *base,
   }
   return nd_as_strided(&e, out, base, ndim, size, stride, byte(in) % CELLS) == ND_OK;
 }
+/* Every base holds ccells' values at the same positions. */
 static double conv_at(const nd_tensor *t, const int64_t *idx) {
   int64_t off = t->offset;
   for (int d = 0; d < t->ndim; d++) off += idx[d] * t->stride[d];
-  return ((const double *)t->storage->data)[off];
+  return ccells[off];
+}
+static double round_to(int dt, double v) {
+  return dt == ND_FLOAT32    ? (double)(float)v
+         : dt == ND_FLOAT16  ? nd_half_to_float(nd_double_to_half(v))
+         : dt == ND_BFLOAT16 ? nd_bf16_to_float(nd_double_to_bf16(v))
+                             : v;
+}
+/* *t as the same view of base (a copy of its base in another dtype). */
+static int rebase(nd_tensor *t, const nd_tensor *base) {
+  nd_err e = {0};
+  nd_tensor v = ND_UNSET;
+  if (nd_as_strided(&e, &v, base, t->ndim, t->size, t->stride, t->offset)) return 0;
+  nd_release(t);
+  *t = v;
+  return 1;
 }
 static void fam_conv(input *in) {
   nd_err e = {0}, pe = {0};
   nd_tensor C = ND_UNSET, x = ND_UNSET, w = ND_UNSET, b = ND_UNSET, r = ND_UNSET;
+  nd_tensor Cd = ND_UNSET, r64 = ND_UNSET;
+  static const int dts[4] = {ND_FLOAT64, ND_FLOAT32, ND_FLOAT16, ND_BFLOAT16};
   int64_t n = CELLS;
   for (int i = 0; i < CELLS; i++) ccells[i] = (double)(jcells[i] % 8);
   if (nd_wrap(&e, &C, ccells, sizeof ccells, ND_FLOAT64, 1, &n, NULL, NULL, NULL))
@@ -679,6 +699,11 @@ static void fam_conv(input *in) {
       !conv_view(in, &w, &C, nsp + 2) ||
       (has_bias && !conv_view(in, &b, &C, 1)))
     goto out;
+  const int dt = dts[byte(in) % 4];
+  if (dt != ND_FLOAT64 &&
+      (nd_to_dtype(&e, &Cd, &C, dt) || !rebase(&x, &Cd) || !rebase(&w, &Cd) ||
+       (has_bias && !rebase(&b, &Cd))))
+    goto out;
   nd_conv_path p;
   const int planned = nd_conv_plan(&pe, &p, nsp, &x, &w, has_bias ? &b : NULL, &o) == ND_OK;
   if (planned && p.bytes > (1 << 22)) goto out; /* libFuzzer's malloc limit */
@@ -691,7 +716,7 @@ static void fam_conv(input *in) {
     CHECK(e.msg[0] && r.storage == NULL);
     goto out;
   }
-  CHECK(r.ndim == p.ndim && r.dtype == ND_FLOAT64);
+  CHECK(r.ndim == p.ndim && r.dtype == dt);
   for (int d = 0; d < r.ndim; d++) CHECK(r.size[d] == p.size[d]);
   const int64_t N = p.n, O = p.o, cg = p.c / p.groups, og = p.o / p.groups;
   int64_t S = 1, K = 1;
@@ -700,7 +725,9 @@ static void fam_conv(input *in) {
     terms *= (double)p.out[d] * (double)p.kernel[d];
   if (terms > 200000) goto out; /* keeps the brute force quick */
   for (int d = 0; d < nsp; d++) S *= p.out[d], K *= p.kernel[d];
-  const double *got = (const double *)r.storage->data + r.offset;
+  if (dt != ND_FLOAT64 && nd_to_dtype(&e, &r64, &r, ND_FLOAT64)) goto out;
+  const nd_tensor *rd = dt != ND_FLOAT64 ? &r64 : &r;
+  const double *got = (const double *)rd->storage->data + rd->offset;
   for (int64_t nn = 0; nn < N; nn++)
     for (int64_t oo = 0; oo < O; oo++)
       for (int64_t q = 0; q < S; q++) {
@@ -723,10 +750,11 @@ static void fam_conv(input *in) {
             }
             if (inside) want += conv_at(&x, xi) * conv_at(&w, wi);
           }
-        CHECK(got[(nn * O + oo) * S + q] == want);
+        CHECK(got[(nn * O + oo) * S + q] == round_to(dt, want));
       }
 out:
   nd_release(&r), nd_release(&b), nd_release(&w), nd_release(&x), nd_release(&C);
+  nd_release(&Cd), nd_release(&r64);
 }
 
 static void families(input *in) {

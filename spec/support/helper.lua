@@ -190,4 +190,35 @@ function find_upvalue(f, name, seen)
   end
 end
 
+
+-- Issue 23's rule for float16 / bfloat16: f over the 16-bit operands (any
+-- layout; other arguments as they are) equals f over the same values
+-- widened to float32, rounded once to the 16-bit dtype (float16 with
+-- bfloat16 promotes to float32: not rounded). Every result f returns is
+-- compared (float32 ones rounded, others as they are); f's results are
+-- returned.
+function assert_half_rounded(what, f, ...)
+  local n, args, wide, dt, mixed = select("#", ...), { ... }, {}, nil, false
+  for i = 1, n do
+    local a = args[i]
+    if nd.is_tensor(a) and (a:dtype() == "float16" or a:dtype() == "bfloat16") then
+      mixed = mixed or (dt ~= nil and dt ~= a:dtype())
+      dt = dt or a:dtype()
+      wide[i] = a:to("float32")
+    else
+      wide[i] = a
+    end
+  end
+  assert(dt, what .. ": no 16-bit operand")
+  local got, want = { f(unpack(args, 1, n)) }, { f(unpack(wide, 1, n)) }
+  assert(#got == #want and #got > 0, what .. ": result count")
+  for k = 1, #got do
+    local w = want[k]
+    if w:dtype() == "float32" and not mixed then w = w:to(dt) end
+    assert(w:dtype() == got[k]:dtype(), ("%s: result %d is %s, want %s"):format(what, k, got[k]:dtype(), w:dtype()))
+    assert(nd.equal(w, got[k]), ("%s: result %d differs from float32's rounded once"):format(what, k))
+  end
+  return unpack(got)
+end
+
 return nd

@@ -87,7 +87,8 @@ static void push_ints(lua_State *L, int n, const int64_t *v) {
 static int l_conv_plan(lua_State *L) {
   const char *fn = "conv_plan";
   static const char *const strategies[] = {"gemm", "im2col", "direct"};
-  static const char *const what[] = {"input", "weight", "bias", "tile"};
+  static const char *const what[] = {"input", "weight", "bias", "tile",
+                                     "output"};
   nd_tensor *x = ndL_check(L, 1, fn), *w = ndL_check(L, 2, fn);
   int nsp = w->ndim - 2;
   if (nsp < 1 || nsp > 3)
@@ -103,6 +104,9 @@ static int l_conv_plan(lua_State *L) {
   ndL_setstr(L, "strategy", strategies[p.strategy]);
   ndL_setstr(L, "why", p.why);
   ndL_setstr(L, "dtype", nd_dtype_name(p.dtype));
+  /* float16, bfloat16: what it is computed in (as matmul_plan's) */
+  if (p.compute_dtype != p.dtype)
+    ndL_setstr(L, "compute_dtype", nd_dtype_name(p.compute_dtype));
   push_ints(L, p.ndim, p.size);
   lua_setfield(L, -2, "size");
   push_ints(L, nsp, p.pad_lo);

@@ -186,7 +186,7 @@ static nd_tensor mat(const nd_tensor *st, int dt, int64_t offset, int64_t r,
 static nd_status im2col(nd_err *e, const nd_conv_path *p, const geom *g,
                         const nd_tensor *x, const nd_tensor *wv,
                         const nd_tensor *bias, const nd_tensor *r) {
-  const int dt = p->dtype;
+  const int dt = p->compute_dtype;
   const int64_t T = p->tile, ck = p->tile_rows, S = g->S;
   if (!p->calls) return ND_OK;
   nd_tensor tile = ND_UNSET;
@@ -232,8 +232,8 @@ static nd_status gemm(nd_err *e, const nd_conv_path *p, const geom *g,
     if (nd_matmul_run(e, &p->call, &a, &b, &o)) return e->code;
     if (bias)
       for (int64_t n = 0; n < p->n; n++)
-        add_bias(p->dtype, nd_ptr(r) + (n * g->o + grp * g->og) * S *
-                 nd_dtype_size(p->dtype), g->og, S, S, bias, grp * g->og);
+        add_bias(p->compute_dtype, nd_ptr(r) + (n * g->o + grp * g->og) * S *
+                 nd_dtype_size(p->compute_dtype), g->og, S, S, bias, grp * g->og);
   }
   return ND_OK;
 }
@@ -310,7 +310,7 @@ static void direct(const nd_conv_path *p, const geom *g, const nd_tensor *x,
   /* a plane's multiply-adds decide how many a thread takes */
   int64_t work = g->S * g->cg * g->k[0] * g->k[1] * g->k[2];
   int64_t grain = work > 0 ? 1 + (1 << 16) / work : planes;
-  nd_parallel_for(planes, grain, p->dtype == ND_FLOAT32 ? direct_f32
+  nd_parallel_for(planes, grain, p->compute_dtype == ND_FLOAT32 ? direct_f32
                                                        : direct_f64, &c);
 }
 
@@ -326,12 +326,14 @@ static nd_status conv(nd_err *e, const char *fn, nd_tensor *out, int nsp,
                       const nd_tensor *bias, const nd_conv_options *o) {
   nd_conv_path p;
   if (nd_conv_plan_as(e, fn, &p, nsp, x, w, bias, o)) return e->code;
-  const int dt = p.dtype;
-  nd_tensor xc = ND_UNSET, wc = ND_UNSET, bc = ND_UNSET;
+  const int dt = p.compute_dtype;
+  nd_tensor xc = ND_UNSET, wc = ND_UNSET, bc = ND_UNSET, r32 = ND_UNSET;
   nd_status st = ND_OK;
   if (p.bytes == 0) /* empty */
-    return nd_alloc_tensor(e, out, dt, p.ndim, p.size, false)
+    return nd_alloc_tensor(e, out, p.dtype, p.ndim, p.size, false)
                ? nd_err_name(e, fn) : ND_OK;
+  /* the result in the compute dtype, rounded once at the end (ND_CONV_COPY_OUTPUT) */
+  nd_tensor *res = copies(&p, ND_CONV_COPY_OUTPUT) ? &r32 : out;
   if (copies(&p, ND_CONV_COPY_INPUT) && (st = nd_to_dtype(e, &xc, x, dt)))
     goto done;
   if (copies(&p, ND_CONV_COPY_WEIGHT) && (st = nd_to_dtype(e, &wc, w, dt)))
@@ -341,23 +343,24 @@ static nd_status conv(nd_err *e, const char *fn, nd_tensor *out, int nsp,
   if (xc.storage) x = &xc;
   if (wc.storage) w = &wc;
   if (bc.storage) bias = &bc;
-  if ((st = nd_alloc_tensor(e, out, dt, p.ndim, p.size, false))) goto done;
+  if ((st = nd_alloc_tensor(e, res, dt, p.ndim, p.size, false))) goto done;
   geom g;
   geom_of(&g, &p, x, w);
   if (p.strategy == ND_CONV_DIRECT) {
-    direct(&p, &g, x, w, bias, out);
+    direct(&p, &g, x, w, bias, res);
   } else if (p.calls == 0) { /* nothing multiplied: the bias, or 0 */
-    st = nd_fill(e, out, 0);
+    st = nd_fill(e, res, 0);
     for (int64_t n = 0; !st && n < p.n; n++)
-      add_bias(dt, nd_ptr(out) + n * p.o * g.S * nd_dtype_size(dt), p.o,
+      add_bias(dt, nd_ptr(res) + n * p.o * g.S * nd_dtype_size(dt), p.o,
                g.S, g.S, bias, 0);
   } else {
     nd_tensor wv;
     nd_conv_weight_view(&wv, w);
-    st = p.strategy == ND_CONV_GEMM ? gemm(e, &p, &g, x, &wv, bias, out)
-                                    : im2col(e, &p, &g, x, &wv, bias, out);
+    st = p.strategy == ND_CONV_GEMM ? gemm(e, &p, &g, x, &wv, bias, res)
+                                    : im2col(e, &p, &g, x, &wv, bias, res);
   }
-  if (st) nd_release(out);
+  if (st) nd_release(res);
+  else if (res != out) st = nd_half_narrow(e, fn, out, res, p.dtype);
 done:
   if (xc.storage) nd_release(&xc);
   if (wc.storage) nd_release(&wc);

@@ -18,7 +18,6 @@ static const char *fn_of(int nsp, int planning) {
   return planning ? "conv_plan" : fns[nsp - 1];
 }
 
-static int is_float(int dt) { return dt == ND_FLOAT32 || dt == ND_FLOAT64; }
 
 /* Byte totals saturate: each part fits an int64, their sum may not (a
  * plan of that size fails at the allocation it describes). */
@@ -81,10 +80,11 @@ static nd_status check(nd_err *e, const char *fn, nd_conv_path *p, int nsp,
   const nd_tensor *ops[3] = {x, w, bias};
   static const char *const names[3] = {"input", "weight", "bias"};
   for (int k = 0; k < 3; k++)
-    if (ops[k] && !is_float(ops[k]->dtype))
+    if (ops[k] && nd_dtype_kind(ops[k]->dtype) != 'f')
       return nd_fail(e, ND_EINVAL, "%s: %s has dtype %s; convolution takes "
-                     "float32 or float64 (as PyTorch's CPU convolution, no "
-                     "integer or bool kernels)", fn, names[k],
+                     "float16, bfloat16, float32 or float64 (as PyTorch's "
+                     "CPU convolution, no integer or bool kernels)", fn,
+                     names[k],
                      nd_dtype_name(ops[k]->dtype));
   p->batched = x->ndim == nsp + 2;
   p->n = p->batched ? x->size[0] : 1;
@@ -169,7 +169,8 @@ static nd_status check(nd_err *e, const char *fn, nd_conv_path *p, int nsp,
   for (int d = 0; d < nsp; d++) p->size[p->ndim++] = p->out[d];
   for (int i = 0; i < p->ndim; i++)
     if (nd_mul_ovf(numel, p->size[i] ? p->size[i] : 1, &numel) ||
-        nd_mul_ovf(numel, nd_dtype_size(p->dtype), &(int64_t){0}))
+        nd_mul_ovf(numel, nd_dtype_size(nd_compute_dtype(p->dtype)),
+                   &(int64_t){0}))
       return nd_fail(e, ND_EOVERFLOW, "%s: the result of shape %s has more "
                      "bytes than an int64 can count", fn,
                      nd_fmt_sizes(s2, sizeof s2, p->ndim, p->size));
@@ -193,12 +194,14 @@ static nd_status decide(nd_err *e, const char *fn, nd_conv_path *p, int nsp,
   p->dtype = nd_promote_types(x->dtype, w->dtype);
   if (bias) p->dtype = nd_promote_types(p->dtype, bias->dtype);
   if (check(e, fn, p, nsp, x, w, bias, o)) return e->code;
-  const int dt = p->dtype;
+  /* float16, bfloat16: every step below in float32 (dt), the operands
+   * converted as any other dtype change, the result rounded once */
+  const int dt = p->compute_dtype = nd_compute_dtype(p->dtype);
   const int64_t es = nd_dtype_size(dt);
-  const int64_t result = numel_of(p->size, p->ndim) * es;
-  p->bytes = result;
+  p->bytes = numel_of(p->size, p->ndim) * nd_dtype_size(p->dtype);
   p->allocations = 1;
   char why[80];
+
   if (x->dtype != dt) {
     snprintf(why, sizeof why, "dtype %s to %s", nd_dtype_name(x->dtype),
              nd_dtype_name(dt));
@@ -334,6 +337,13 @@ static nd_status plan(nd_err *e, const char *fn, nd_conv_path *p, int nsp,
     p->bytes_copied = p->bytes = p->tile_bytes = p->calls = 0;
     p->allocations = 1;
     return ND_OK;
+  }
+  if (p->compute_dtype != p->dtype) {
+    char why[80];
+    snprintf(why, sizeof why, "computed in %s, rounded once to %s",
+             nd_dtype_name(p->compute_dtype), nd_dtype_name(p->dtype));
+    note_copy(p, ND_CONV_COPY_OUTPUT, numel_of(p->size, p->ndim) *
+              nd_dtype_size(p->compute_dtype), why);
   }
   for (int k = 0; k < p->ncopies; k++)
     if (p->copy_what[k] != ND_CONV_COPY_TILE)

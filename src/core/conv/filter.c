@@ -124,12 +124,10 @@ static image as_image(const nd_tensor *t) {
 static nd_status run(nd_err *e, const char *fn, nd_tensor *out,
                      const image *x, const image *h, int flip,
                      const dim1 *d0, const dim1 *d1, int boundary,
-                     double fill, int reversed, int dt, int ndim) {
-  if (nd_is_half(dt))
-    return nd_fail(e, ND_EINVAL, "%s: not implemented for dtype %s yet "
-                   "(convert with :to(\"float32\") first)", fn,
-                   nd_dtype_name(dt));
-  int wdt = work_dtype(dt);
+                     double fill, int reversed, int rdt, int ndim) {
+  /* float16, bfloat16: filtered in float32, rounded once (half_adapt.c) */
+  int dt = nd_compute_dtype(rdt), wdt = work_dtype(dt);
+  nd_tensor r32 = ND_UNSET, *res = dt == rdt ? out : &r32;
   int64_t ws = nd_dtype_size(wdt), es = nd_dtype_size(dt);
   int64_t P = h->M, Q = h->N, M = x->M, N = x->N;
   int64_t pr = P - 1, pc = Q - 1, R = 0, C = 0, cells;
@@ -139,14 +137,15 @@ static nd_status run(nd_err *e, const char *fn, nd_tensor *out,
                    "elements is too large", fn, (long long)R, (long long)C);
   int64_t size[2] = {d0->len, d1->len};
   if (ndim == 1) size[0] = d1->len;
-  if (nd_alloc_tensor(e, out, dt, ndim, size, false))
+  if (nd_alloc_tensor(e, res, dt, ndim, size, false))
     return nd_err_name(e, fn);
-  if (!d0->len || !d1->len) return ND_OK;
-  char *xs = nd_scratch_alloc(e, fn, cells, ws, false);
-  char *hs = xs ? nd_scratch_alloc(e, fn, P * Q, ws, false) : NULL;
+  char *xs = NULL, *hs = NULL;
+  if (!d0->len || !d1->len) goto done;
+  xs = nd_scratch_alloc(e, fn, cells, ws, false);
+  hs = xs ? nd_scratch_alloc(e, fn, P * Q, ws, false) : NULL;
   if (!hs) {
     nd_scratch_free(xs);
-    nd_release(out);
+    nd_release(res);
     return e->code;
   }
   /* the taps, in correlation order */
@@ -192,16 +191,17 @@ static nd_status run(nd_err *e, const char *fn, nd_tensor *out,
                (size_t)(C * ws));
   }
   plan p = {d0->len, d1->len, xs, C, hs, P, Q, d0->lag + pr, d1->lag + pc,
-            nd_ptr(out), d1->len * es, es, (d1->len + BLOCK - 1) / BLOCK};
+            nd_ptr(res), d1->len * es, es, (d1->len + BLOCK - 1) / BLOCK};
   if (reversed) {
     p.o += ((p.rows - 1) * p.os0 + (p.cols - 1) * p.os1);
     p.os0 = -p.os0, p.os1 = -p.os1;
   }
   int64_t items = p.rows * p.nblk, per = P * Q * (p.cols < BLOCK ? p.cols : BLOCK);
   nd_parallel_for(items, per > 0 ? 1 + (1 << 18) / per : 1, row_fns[dt], &p);
+done:
   nd_scratch_free(hs);
   nd_scratch_free(xs);
-  return ND_OK;
+  return res == out ? ND_OK : nd_half_narrow(e, fn, out, res, rdt);
 }
 
 /* The result's dtype: the operands' promoted, not bool. */

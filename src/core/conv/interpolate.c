@@ -218,9 +218,16 @@ nd_status nd_interpolate(nd_err *e, nd_tensor *out, const nd_tensor *t,
     return nd_fail(e, ND_EINVAL, "%s: align_corners can only be set with "
                    "the interpolating modes linear, bilinear and bicubic, "
                    "not \"%s\"", fn, mname);
-  if (nd_dtype_kind(t->dtype) != 'f' || nd_is_half(t->dtype))
-    return nd_fail(e, ND_EINVAL, "%s: takes float32 or float64 input, got "
-                   "%s", fn, nd_dtype_name(t->dtype));
+  if (nd_dtype_kind(t->dtype) != 'f')
+    return nd_fail(e, ND_EINVAL, "%s: takes float16, bfloat16, float32 or "
+                   "float64 input, got %s", fn, nd_dtype_name(t->dtype));
+  if (nd_is_half(t->dtype)) { /* in float32, rounded once (half_adapt.c) */
+    nd_tensor w = ND_UNSET, r = ND_UNSET;
+    if (nd_half_widen(e, fn, &w, t)) return e->code;
+    nd_status st = nd_interpolate(e, &r, &w, size, scale, mode, align_corners);
+    nd_release(&w);
+    return st ? st : nd_half_narrow(e, fn, out, &r, t->dtype);
+  }
   int sp = t->ndim - 2, align = align_corners > 0;
   int64_t osz[ND_MAX_DIMS];
   double sc[2] = {0, 0};

@@ -260,7 +260,8 @@ static void valid_range(int64_t n, int64_t s, int64_t p, int64_t off,
   }
 
 /* The dtypes pooled: max and adaptive take floats, avg int64 too (as
- * PyTorch 1.13's CPU kernels). X(ENUM, C type, kind). */
+ * PyTorch 1.13's CPU kernels); float16 and bfloat16 through float32 (run).
+ * X(ENUM, C type, kind). */
 #define POOL_DTYPES(X)                                                      \
   X(FLOAT32, float, f) X(FLOAT64, double, f) X(INT64, int64_t, i)
 #define X_ROWS(E, T, K) POOL_ROWS(T, K, E)
@@ -283,6 +284,16 @@ static const char *fmt3(char *buf, int n, const int64_t *v) {
   return nd_fmt_sizes(buf, ND_SIZES_BUF, n, v);
 }
 
+/* g reads the input t (l leading dims) through its strides. */
+static void read_strides(geom *g, const nd_tensor *t, int l) {
+  g->sc = t->stride[l - 1];
+  g->sn = l == 2 ? t->stride[0] : 0;
+  for (int k = 0; k < 3; k++) {
+    int d = t->ndim - 3 + k;
+    g->is[k] = d >= l ? t->stride[d] : 0;
+  }
+}
+
 /* The checks every pooling shares: dims, rank, dtype and the non-batch
  * sizes; fills g's plane layout and input sizes. Returns the result's rank
  * offset (1 unbatched, 2 batched). */
@@ -293,10 +304,10 @@ static nd_status prepare(nd_err *e, geom *g, const nd_tensor *t, int op,
                    "(batched) input, got %dD", fn, dims + 1, dims + 2,
                    t->ndim);
   int dt = t->dtype;
-  if (dt != ND_FLOAT32 && dt != ND_FLOAT64 && !(op == AVGP && dt == ND_INT64))
-    return nd_fail(e, ND_EINVAL, "%s: input must be float32 or float64%s, "
-                   "got %s", fn, op == AVGP ? " (or int64)" : "",
-                   nd_dtype_name(dt));
+  if (nd_dtype_kind(dt) != 'f' && !(op == AVGP && dt == ND_INT64))
+    return nd_fail(e, ND_EINVAL, "%s: input must be float16, bfloat16, "
+                   "float32 or float64%s, got %s", fn,
+                   op == AVGP ? " (or int64)" : "", nd_dtype_name(dt));
   int l = t->ndim - dims;
   /* PyTorch's: the batch may be empty, the channels (but for adaptive
    * pooling) and the spatial dims may not */
@@ -310,21 +321,34 @@ static nd_status prepare(nd_err *e, geom *g, const nd_tensor *t, int op,
   memset(g, 0, sizeof *g);
   g->op = op;
   g->C = t->size[l - 1];
-  g->sc = t->stride[l - 1];
-  g->sn = l == 2 ? t->stride[0] : 0;
   for (int k = 0; k < 3; k++) {
     int d = t->ndim - 3 + k; /* the spatial dim, or a missing leading one */
     g->in[k] = d >= l ? t->size[d] : 1;
-    g->is[k] = d >= l ? t->stride[d] : 0;
     g->k[k] = g->s[k] = g->d[k] = g->out[k] = 1;
   }
+  read_strides(g, t, l);
   *lead = l;
   return ND_OK;
 }
 
-/* Allocate the result(s) of t's leading sizes and g->out, then run. */
+/* Allocate the result(s) of t's leading sizes and g->out, then run.
+ * float16 and bfloat16 pool a float32 copy into a float32 result rounded
+ * once (half_adapt.c): exact for max, sums in float32 for the averages. */
 static nd_status run(nd_err *e, geom *g, nd_tensor *out, nd_tensor *indices,
                      const nd_tensor *t, int dims, int lead, const char *fn) {
+  if (nd_is_half(t->dtype)) {
+    nd_tensor w = ND_UNSET, r = ND_UNSET;
+    if (nd_half_widen(e, fn, &w, t)) return e->code;
+    read_strides(g, &w, lead);
+    nd_status st = run(e, g, &r, indices, &w, dims, lead, fn);
+    nd_release(&w);
+    if (st) return st;
+    if (nd_half_narrow(e, fn, out, &r, t->dtype)) {
+      if (indices) nd_release(indices);
+      return e->code;
+    }
+    return ND_OK;
+  }
   int64_t size[5];
   for (int d = 0; d < lead; d++) size[d] = t->size[d];
   for (int k = 0; k < dims; k++) size[lead + k] = g->out[3 - dims + k];

@@ -1,10 +1,12 @@
 /* float16 and bfloat16 through the float32 kernels, for the functions
  * whose kernels are typed per native dtype and that read their input
- * whole (reductions, sorts, scans, histograms): the input is converted to
- * a float32 copy, the float32 function runs, and its float32 results are
- * rounded back to the input's dtype (exact for values taken from the
- * input: min, max, sort). Elementwise ops convert block by block in their
- * driver instead (elementwise.c). */
+ * whole (reductions, sorts, scans, histograms; pooling, interpolate, the
+ * filters and convolution in conv/): the input is converted to a float32
+ * copy, the float32 function runs, and its float32 results are rounded
+ * back to the input's dtype once (exact for values taken from the input:
+ * min, max, sort, max pooling). Elementwise ops convert block by block in
+ * their driver instead (elementwise.c); index_add_ / scatter_add_ round
+ * per add in their loop (index.c). */
 #include "kernels.h"
 
 nd_status nd_half_widen(nd_err *e, const char *fn, nd_tensor *w,

@@ -178,68 +178,82 @@ MOVE_LOOPS(uint64_t, int64_t)
 
 /* Accumulating scatter, typed: line[q] += alpha * src (bool: or). The
  * index dtype and alpha == 1 are decided outside the element loop. Adds
- * check positions as they go, for the staged walk (see scatter_walk). */
-#define ADD_ONE(T, kind, dp, sv, EXPR, WRAP)                                \
-  *dp = kind == 'b'   ? (T)(*dp || sv)                                      \
-        : kind == 'f' ? (T)(EXPR)                                           \
-                      : (T)(uint64_t)(WRAP)
-#define ADD_BODY(T, kind, IT, EXPR)                                         \
+ * check positions as they go, for the staged walk (see scatter_walk).
+ * S is the stored type, V the one added in: the same but for float16 and
+ * bfloat16, which LD widens to float and ST rounds back, once per add (as
+ * PyTorch's per-element accumulation; issue 23's rule). */
+#define ADD_ONE(V, kind, dp, sv, EXPR, WRAP, LD, ST)                        \
+  do {                                                                      \
+    V dv = LD(*dp);                                                         \
+    *dp = ST(kind == 'b'   ? (V)(dv || sv)                                  \
+             : kind == 'f' ? (V)(EXPR)                                      \
+                           : (V)(uint64_t)(WRAP));                          \
+  } while (0)
+#define ADD_BODY(S, V, kind, LD, ST, IT, EXPR)                              \
   for (int64_t i = 0; i < n; i++, ix += st[0], d += st[1], s += st[2]) {    \
     int64_t w = *(const IT *)ix;                                            \
     CHECKED_POS(q, w)                                                       \
-    T *dp = (T *)(d + q * ds), sv = *(const T *)s;                          \
-    ADD_ONE(T, kind, dp, sv, EXPR, EXPR##_WRAP);                            \
+    S *dp = (S *)(d + q * ds);                                              \
+    V sv = LD(*(const S *)s);                                               \
+    ADD_ONE(V, kind, dp, sv, EXPR, EXPR##_WRAP, LD, ST);                    \
   }
 /* The histogram shape (a dense index into dense bins, src dense or one
  * expanded value): indexed addressing, no byte strides to step. */
-#define ADD_DENSE(T, kind, IT, SI)                                          \
+#define ADD_DENSE(S, V, kind, LD, ST, IT, SI)                               \
   {                                                                         \
     const IT *iv = (const IT *)ix;                                          \
-    const T *sp = (const T *)s;                                             \
-    T *db = (T *)d;                                                         \
+    const S *sp = (const S *)s;                                             \
+    S *db = (S *)d;                                                         \
     for (int64_t i = 0; i < n; i++) {                                       \
       int64_t w = iv[i];                                                    \
       CHECKED_POS(q, w)                                                     \
-      T *dp = db + q, sv = sp[SI];                                          \
-      ADD_ONE(T, kind, dp, sv, SUM, SUM_WRAP);                                        \
+      S *dp = db + q;                                                       \
+      V sv = LD(sp[SI]);                                                    \
+      ADD_ONE(V, kind, dp, sv, SUM, SUM_WRAP, LD, ST);                      \
     }                                                                       \
     return;                                                                 \
   }
 /* Integers wrap (two's complement) instead of overflowing. */
-#define SUM_WRAP (uint64_t)(int64_t)*dp + (uint64_t)(int64_t)sv
+#define SUM_WRAP (uint64_t)(int64_t)dv + (uint64_t)(int64_t)sv
 #define SCALED_WRAP                                                         \
-  (uint64_t)(int64_t)*dp + (uint64_t)(int64_t)al * (uint64_t)(int64_t)sv
-#define SUM *dp + sv
-#define SCALED *dp + al * sv
-#define ADD_LOOP(E, name, T, kind)                                          \
-  static void add_##name(char **p, const int64_t *st, int64_t n, void *c) { \
+  (uint64_t)(int64_t)dv + (uint64_t)(int64_t)al * (uint64_t)(int64_t)sv
+#define SUM dv + sv
+#define SCALED dv + al * sv
+#define ADD_LOOP(E, S, V, kind, LD, ST)                                     \
+  static void add_##E(char **p, const int64_t *st, int64_t n, void *c) { \
     LOCALS(c);                                                              \
     const char *ix = p[0], *s = p[2];                                       \
     char *d = p[1];                                                         \
-    T al = (T)x->alpha;                                                     \
+    V al = (V)x->alpha;                                                     \
     int i32 = x->dtype, one = x->alpha == 1;                                \
     if (x->bad) return;                                                     \
-    if (one && ds == sizeof(T) && st[1] == 0 &&                             \
+    if (one && ds == sizeof(S) && st[1] == 0 &&                             \
         st[0] == (i32 ? 4 : 8)) {                                           \
-      if (i32 && st[2] == sizeof(T)) ADD_DENSE(T, kind, int32_t, i)         \
-      if (i32 && st[2] == 0) ADD_DENSE(T, kind, int32_t, 0)                 \
-      if (!i32 && st[2] == sizeof(T)) ADD_DENSE(T, kind, int64_t, i)        \
-      if (!i32 && st[2] == 0) ADD_DENSE(T, kind, int64_t, 0)                \
+      if (i32 && st[2] == sizeof(S))                                        \
+        ADD_DENSE(S, V, kind, LD, ST, int32_t, i)                           \
+      if (i32 && st[2] == 0) ADD_DENSE(S, V, kind, LD, ST, int32_t, 0)      \
+      if (!i32 && st[2] == sizeof(S))                                       \
+        ADD_DENSE(S, V, kind, LD, ST, int64_t, i)                           \
+      if (!i32 && st[2] == 0) ADD_DENSE(S, V, kind, LD, ST, int64_t, 0)     \
     }                                                                       \
     if (i32 && one) {                                                       \
-      ADD_BODY(T, kind, int32_t, SUM)                                       \
+      ADD_BODY(S, V, kind, LD, ST, int32_t, SUM)                            \
     } else if (one) {                                                       \
-      ADD_BODY(T, kind, int64_t, SUM)                                       \
+      ADD_BODY(S, V, kind, LD, ST, int64_t, SUM)                            \
     } else if (i32) {                                                       \
-      ADD_BODY(T, kind, int32_t, SCALED)                                    \
+      ADD_BODY(S, V, kind, LD, ST, int32_t, SCALED)                         \
     } else {                                                                \
-      ADD_BODY(T, kind, int64_t, SCALED)                                    \
+      ADD_BODY(S, V, kind, LD, ST, int64_t, SCALED)                         \
     }                                                                       \
   }
-ND_NATIVE_DTYPES(ADD_LOOP)
+#define AS_IS(v) (v)
+#define NATIVE_ADD(E, name, T, kind) ADD_LOOP(E, T, T, kind, AS_IS, AS_IS)
+ND_NATIVE_DTYPES(NATIVE_ADD)
+ADD_LOOP(FLOAT16, uint16_t, float, 'f', nd_half_to_float, nd_float_to_half)
+ADD_LOOP(BFLOAT16, uint16_t, float, 'f', nd_bf16_to_float, nd_float_to_bf16)
 static const nd_loop_fn add_loops[ND_NDTYPES] = {
-#define ADD_ENTRY(E, name, T, kind) add_##name,
-    ND_NATIVE_DTYPES(ADD_ENTRY)
+#define ADD_ENTRY(E, name, T, kind) [ND_##E] = add_##E,
+    ND_DTYPES(ADD_ENTRY)
 #undef ADD_ENTRY
 };
 
@@ -571,9 +585,6 @@ static nd_status scatter_common(nd_err *e, const char *fn, int op,
                                 const nd_tensor *index,
                                 const nd_tensor *src) {
   int value = src->ndim == 0 && op == MOVE_SCATTER;
-  if (op == MOVE_ADD && nd_is_half(t->dtype))
-    return nd_fail(e, ND_EINVAL, "%s: not implemented for dtype %s yet",
-                   fn, nd_dtype_name(t->dtype));
   if (check_dim(e, fn, dim, t->ndim) ||
       check_index_dtype(e, fn, index) ||
       check_gather_shapes(e, fn, t, dim, index, value ? NULL : src))
@@ -606,9 +617,6 @@ static nd_status index_common(nd_err *e, const char *fn, int op,
                               int value, double alpha) {
   char b1[ND_SIZES_BUF], b2[ND_SIZES_BUF];
   int64_t shape[ND_MAX_DIMS];
-  if (op == MOVE_ADD && nd_is_half(t->dtype))
-    return nd_fail(e, ND_EINVAL, "%s: not implemented for dtype %s yet",
-                   fn, nd_dtype_name(t->dtype));
   if (check_dim(e, fn, dim, t->ndim) || check_index_dtype(e, fn, index))
     return e->code;
   if (index->ndim > 1)
