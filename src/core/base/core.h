@@ -27,6 +27,14 @@
 #else
 #define ND_IFUNC 0
 #endif
+/* A kernel built once per ISA listed (GCC/clang target_clones), the CPU's
+ * best picked at load time; a single plain build where ND_IFUNC is off.
+ * Each file lists the ISAs its loops gain from. */
+#if ND_IFUNC
+#define ND_CLONES(...) __attribute__((target_clones(__VA_ARGS__)))
+#else
+#define ND_CLONES(...)
+#endif
 
 /* float16 / bfloat16 (half.c): the compute dtype of a dtype (float32 for
  * the two stored as bits, itself otherwise); correctly rounded conversions

@@ -213,11 +213,7 @@ void nd_float_to_half_n(uint16_t *restrict d, const float *restrict s,
 }
 /* bfloat16 without AVX-512: integer code the compiler vectorises (float
  * bits read through a may_alias type), in an AVX2 clone. */
-#if ND_IFUNC
-#define HALF_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define HALF_CLONES
-#endif
+#define HALF_CLONES ND_CLONES("avx2", "default")
 typedef uint32_t u32_alias __attribute__((may_alias));
 /* (static: a target_clones function is an exported IFUNC otherwise) */
 HALF_CLONES static void bf16_to_f32(float *restrict d,

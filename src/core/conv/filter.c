@@ -14,11 +14,7 @@
 #endif
 #include "kernels.h"
 
-#if ND_IFUNC
-#define KERNEL __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define KERNEL
-#endif
+#define KERNEL ND_CLONES("avx512f", "avx2", "default")
 
 enum { BLOCK = 1024 }; /* output elements per accumulator block */
 

@@ -13,11 +13,7 @@
 #include "kernels.h"
 #include <math.h>
 
-#if ND_IFUNC
-#define KERNEL __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define KERNEL
-#endif
+#define KERNEL ND_CLONES("avx512f", "avx2", "default")
 
 static const struct { const char *name; int dims; } modes[ND_NINTERP_MODES] = {
 #define MODE(E, name, dims) {#name, dims},

@@ -17,11 +17,7 @@
 #include "kernels.h"
 #include <math.h>
 
-#if ND_IFUNC
-#define KERNEL __attribute__((target_clones("avx2", "default")))
-#else
-#define KERNEL
-#endif
+#define KERNEL ND_CLONES("avx2", "default")
 
 enum { MAXP, AVGP, ADAPT };
 static const char *const fn_of[3][3] = {

@@ -10,12 +10,7 @@
 
 /* x86-64-v4 (AVX-512 F/BW/DQ/VL) has the packed float <-> int64 and byte
  * conversions; AVX2 lacks the int64 ones. */
-#if ND_IFUNC
-#define CV_CLONES \
-  __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#else
-#define CV_CLONES
-#endif
+#define CV_CLONES ND_CLONES("arch=x86-64-v4", "avx2", "default")
 
 /* The float type x is, or double when x is an integer, so the
  * float-to-integer branch type-checks for every source. */

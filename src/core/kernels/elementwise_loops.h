@@ -8,11 +8,7 @@
 #include "elementwise.h"
 #include <math.h>
 
-#if ND_IFUNC
-#define KERNEL __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define KERNEL
-#endif
+#define KERNEL ND_CLONES("avx512f", "avx2", "default")
 
 /* Unsigned arithmetic for integers (no int promotion either: uint16 *
  * uint16 overflows int), plain for floats. */

@@ -31,11 +31,11 @@ typedef struct {
 /* One pass, no early exit, so the common case vectorises: with
  * u = w + n (unsigned), w is valid when u <= 2n - 1 + base and, for base
  * 1, u != n (w = 0). The rare bad case rescans for the first offender. */
-#if ND_IFUNC && !defined(__clang__)
+#if !defined(__clang__)
 /* 64-bit compares need AVX2 (not in baseline x86-64): a clone for it. */
 #define VECTORISE                                                           \
-  __attribute__((optimize("vect-cost-model=dynamic"),                      \
-                 target_clones("avx2", "default")))
+  __attribute__((optimize("vect-cost-model=dynamic")))                     \
+  ND_CLONES("avx2", "default")
 #else
 #define VECTORISE
 #endif

@@ -59,11 +59,7 @@ static int by_row(int64_t n, int64_t s, int64_t es) {
 }
 enum { K_SUM, K_FSUM, K_SQSUM, K_PROD, K_MIN, K_MAX, K_ALL, K_ANY, K_N };
 
-#if ND_IFUNC
-#define KERNEL __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define KERNEL
-#endif
+#define KERNEL ND_CLONES("avx512f", "avx2", "default")
 
 #define SUMACC(T) __typeof__(_Generic((T)0, float: 0.0, double: 0.0, default: (uint64_t)0))
 #define SUMBLK(T, A) __typeof__(_Generic((T)0, float: 0.0f, default: (A)0))

@@ -253,11 +253,7 @@ ISA_LOOPS(double, __m128d, 2, _mm_loadu_pd, _mm_storeu_pd, ml_d128, d_128)
 OWN_ALL(_128)
 
 /* The glue loops around SLEEF, multiversioned where core.h allows IFUNC. */
-#if ND_IFUNC
-#define VM_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define VM_CLONES
-#endif
+#define VM_CLONES ND_CLONES("avx512f", "avx2", "default")
 
 /* The chosen ISA's functions and loops, set once. */
 typedef struct {

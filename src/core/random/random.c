@@ -131,7 +131,8 @@ static nd_status floating(nd_err *e, const char *fn, const nd_tensor *t,
   if (nonnull(e, fn, t, g)) return e->code;
   if (nd_dtype_kind(t->dtype) == 'f') return ND_OK;
   return nd_fail(e, ND_EINVAL, "%s: dtype %s is not a floating dtype "
-                 "(float32 or float64)", fn, nd_dtype_name(t->dtype));
+                 "(float16, bfloat16, float32 or float64)", fn,
+                 nd_dtype_name(t->dtype));
 }
 
 nd_status nd_uniform(nd_err *e, const nd_tensor *t, nd_generator *g,
