@@ -85,5 +85,26 @@ describe("the storage block cache", function()
     end
     assert.equals(0, z:abs():sum())
   end)
-end)
 
+  -- Large buffers of sizes no later call asks for made room for new ones:
+  -- they had filled every slot for good, and each 4 MB temporary after
+  -- them was fresh memory (a float16 matmul's operands in float32).
+  it("keeps the newest large buffer when older sizes fill the slots", function()
+    local old = {}
+    for i = 1, 4 do old[i] = nd.zeros(2500000 + i) end -- 20 MB each
+    for i = 1, 4 do old[i]:release() end
+    -- 40 MB: past malloc's largest mmap threshold, so freed memory goes
+    -- back to the kernel, and comes back as zeros
+    local t = nd.full({ 10000000 }, 7, "float32")
+    local p = t:data_ptr()
+    t:release()
+    -- the same block again, its old values still in it (freed memory
+    -- would come back from the kernel as zeros)
+    local again = nd.empty({ 10000000 }, "float32")
+    if not os.getenv("ND_NO_CACHE") and not (os.getenv("LD_PRELOAD") or ""):find("asan") then
+      assert.equals(p, again:data_ptr())
+      assert.equals(7, again:min())
+      assert.equals(7, again:max())
+    end
+  end)
+end)
