@@ -18,7 +18,6 @@ static const char *fn_of(int nsp, int planning) {
   return planning ? "conv_plan" : fns[nsp - 1];
 }
 
-
 /* Byte totals saturate: each part fits an int64, their sum may not (a
  * plan of that size fails at the allocation it describes). */
 static int64_t plus(int64_t a, int64_t b) {
@@ -201,7 +200,6 @@ static nd_status decide(nd_err *e, const char *fn, nd_conv_path *p, int nsp,
   p->bytes = numel_of(p->size, p->ndim) * nd_dtype_size(p->dtype);
   p->allocations = 1;
   char why[80];
-
   if (x->dtype != dt) {
     snprintf(why, sizeof why, "dtype %s to %s", nd_dtype_name(x->dtype),
              nd_dtype_name(dt));
