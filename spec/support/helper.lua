@@ -197,6 +197,7 @@ end
 -- bfloat16 promotes to float32: not rounded). Every result f returns is
 -- compared (float32 ones rounded, others as they are); f's results are
 -- returned.
+local unpack = table.unpack or unpack -- Lua 5.2+ has no global unpack
 function assert_half_rounded(what, f, ...)
   local n, args, wide, dt, mixed = select("#", ...), { ... }, {}, nil, false
   for i = 1, n do
