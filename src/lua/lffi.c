@@ -192,6 +192,13 @@ static nd_status ew(nd_err *e, nd_tensor *out, int mode, int fam, int op,
                     int n, const nd_tensor *ta, double xa,
                     const nd_tensor *tb, double xb, const nd_tensor *tc,
                     double xc, int absent) {
+  /* The one-operand ops first (-a, a:exp(out) per frame): nothing to
+   * read but the tensor, which the core checks */
+  if (n == 1 && (fam == F_OP || fam == F_MATH)) {
+    if (!ta || (absent & 1)) return e->code = ND_EINVAL;
+    return fam == F_OP ? nd_unary(e, out, mode, op, ta)
+                       : nd_math_unary(e, out, mode, op, ta);
+  }
   nd_operand o[3];
   operand(&o[0], ta, xa);
   if (n > 1) operand(&o[1], tb, xb);
@@ -205,12 +212,7 @@ static nd_status ew(nd_err *e, nd_tensor *out, int mode, int fam, int op,
   switch (fam) {
   case F_OP:
   case F_MATH:
-    if (n == 1) {
-      if (!ta) return e->code;
-      return fam == F_OP ? nd_unary(e, out, mode, op, ta)
-                         : nd_math_unary(e, out, mode, op, ta);
-    }
-    if (n != 2) return e->code;
+    if (n != 2) return e->code; /* n == 1: above */
     return fam == F_OP ? nd_binary(e, out, mode, op, &o[0], b)
                        : nd_math_binary(e, out, mode, op, &o[0], b);
   case F_CLAMP:

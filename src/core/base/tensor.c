@@ -156,9 +156,7 @@ nd_status nd_wrap(nd_err *e, nd_tensor *out, void *data, int64_t nbytes,
   return ND_OK;
 }
 
-int nd_is_readonly(const nd_tensor *t) {
-  return t && t->storage && t->storage->readonly;
-}
+int nd_is_readonly(const nd_tensor *t) { return nd_readonly(t); }
 int nd_set_readonly(nd_tensor *t, int on) {
   if (!t || !t->storage || (!on && t->storage->readonly == 2)) return -1;
   if (t->storage->readonly != 2) t->storage->readonly = on != 0;

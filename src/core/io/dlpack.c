@@ -37,7 +37,7 @@ nd_status nd_to_dlpack(nd_err *e, const nd_tensor *t, DLManagedTensor **out) {
   *out = NULL;
   if (!t || !t->storage)
     return nd_fail(e, ND_EINVAL, "to_dlpack: tensor is unset or released");
-  if (nd_is_readonly(t)) /* the legacy DLManagedTensor cannot say so */
+  if (nd_readonly(t)) /* the legacy DLManagedTensor cannot say so */
     return nd_fail(e, ND_EINVAL, "to_dlpack: the tensor is read-only (a "
                    "DLManagedTensor has no read-only flag); clone() it");
   export_block *b = nd_scratch_alloc(e, "to_dlpack", 1, sizeof *b, true);

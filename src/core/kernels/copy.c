@@ -177,7 +177,7 @@ static int copy_flat(const nd_tensor *dst, const nd_tensor *src) {
 nd_status nd_copy(nd_err *e, const nd_tensor *dst, const nd_tensor *src) {
   char b1[ND_SIZES_BUF], b2[ND_SIZES_BUF];
   nd_tensor s, tmp = ND_UNSET;
-  if (!nd_is_readonly(dst) && copy_flat(dst, src)) return ND_OK;
+  if (!nd_readonly(dst) && copy_flat(dst, src)) return ND_OK;
   nd_err scratch; /* nd_expand's own message is replaced below */
   scratch.code = ND_OK;
   scratch.base = e->base;

@@ -73,7 +73,7 @@ static int small_run(nd_tensor *out, int mode, int nin, const nd_operand *in,
                      void *kctx, int64_t grain) {
   if ((mode != ND_OUT && mode != ND_INPLACE) || !out || !out->storage ||
       out->dtype != kout || rdt != kout || !nd_is_contiguous(out) ||
-      nd_is_readonly(out)) /* the general path refuses it */
+      nd_readonly(out)) /* the general path refuses it */
     return 0;
   int64_t n = nd_numel(out), eo = esize(kout);
   if (n == 0 || n >= grain) return 0;

@@ -57,7 +57,7 @@ static int small_fast(nd_err *e, nd_tensor *out, int mode, int op,
   } else if (mode != ND_NEW && /* in place: the written dtype's result only */
       (!out->storage || out->dtype != odt || out->ndim != x->ndim ||
        memcmp(out->size, x->size, sizeof(int64_t) * (size_t)x->ndim) ||
-       !nd_is_contiguous(out) || nd_is_readonly(out))) /* general path refuses */
+       !nd_is_contiguous(out) || nd_readonly(out))) /* general path refuses */
     return 0;
   union { float f32; double f64; int64_t i64; } v;
   if (s) {
@@ -144,7 +144,7 @@ static int small_unary(nd_err *e, nd_tensor *out, int mode, int op,
     if (mode != ND_SHAPE &&
         (!out->storage || out->dtype != rdt || out->ndim != a->ndim ||
          memcmp(out->size, a->size, sizeof(int64_t) * (size_t)a->ndim) ||
-         !nd_is_contiguous(out) || nd_is_readonly(out)))
+         !nd_is_contiguous(out) || nd_readonly(out)))
       return 0;
     char *po = data_of(out, eo);
     if (!((po == pa && es == eo) || po + n * eo <= pa || pa + n * es <= po))

@@ -114,7 +114,7 @@ int nd_has_internal_overlap(const nd_tensor *t) { return overlap(t) == 1; }
 
 /* Every write path's gate: read-only storage first, then overlap. */
 nd_status nd_check_writable(nd_err *e, const char *fn, const nd_tensor *t) {
-  if (nd_is_readonly(t))
+  if (nd_readonly(t))
     return nd_fail(e, ND_EINVAL, "%s: the tensor is read-only", fn);
   int r = overlap(t);
   if (r == 0) return ND_OK;
