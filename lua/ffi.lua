@@ -254,11 +254,20 @@ return function(ext)
     sized(r, dtype, n, size)
     return o, r
   end
+  -- (with nb known, C has checked plan's layout: its dims and strides
+  -- are copied as they are, a C call less)
+  local copy, DIMS = ffi.copy, 16 * consts.MAX_DIMS -- sizes, then strides
   function ext.small_of(plan, nb) -- nb: of(nil, plan), when known
-    nb = nb or of(nil, plan)
-    if nb == 0 then return nil end
+    if nb == nil then
+      nb = of(nil, plan)
+      if nb == 0 then return nil end
+      local o, r = new_small(plan.dtype, nb)
+      of(r, plan)
+      return o, r
+    end
     local o, r = new_small(plan.dtype, nb)
-    of(r, plan)
+    r.ndim = plan.ndim
+    copy(r.size, plan.size, DIMS)
     return o, r
   end
 

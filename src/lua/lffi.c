@@ -10,16 +10,6 @@
 #include <math.h>
 #include <string.h>
 
-/* The used part of s's header into d (the core's views copy no more). */
-static void head(nd_tensor *d, const nd_tensor *s) {
-  d->storage = s->storage;
-  d->offset = s->offset;
-  d->dtype = s->dtype;
-  d->ndim = s->ndim;
-  memcpy(d->size, s->size, (size_t)s->ndim * sizeof(int64_t));
-  memcpy(d->stride, s->stride, (size_t)s->ndim * sizeof(int64_t));
-}
-
 /* A dim of n dims (ndL_dim), or a position in a dim of n (ndL_index). */
 static int64_t pos(double d, int64_t n) {
   int64_t p;
@@ -46,7 +36,7 @@ static int view(nd_tensor *r, const nd_tensor *base, int op, int n, double a,
   int64_t v[3], s;
   int d[3], k = base->ndim;
   nd_tensor h, *t = &h;
-  head(&h, base);
+  nd_head_copy(&h, base); /* the core's copy: no memcpy calls */
   h.storage = NULL;
   nd_err e;
   e.code = ND_OK;
@@ -57,7 +47,7 @@ static int view(nd_tensor *r, const nd_tensor *base, int op, int n, double a,
   case V_T:
     if (n != 0 || k > 2) return 1;
     if (k < 2) {
-      head(r, t);
+      nd_head_copy(r, t);
       st = ND_OK;
     } else {
       st = nd_transpose(&e, r, t, 0, 1);

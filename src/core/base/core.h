@@ -81,30 +81,6 @@ static inline int nd_add_ovf(int64_t a, int64_t b, int64_t *r) {
 }
 
 
-/* A header's fields and sizes/strides: the first four dims (fixed-size
- * copies, inlined) when that covers ndim, else all of them. A whole
- * nd_tensor is 280 bytes, mostly unused dims, and each view copies
- * headers twice (a loop over ndim became memcpy calls). */
-static inline void nd_head_copy(nd_tensor *d, const nd_tensor *s) {
-  if (d == s) return;
-  d->storage = s->storage;
-  d->offset = s->offset;
-  /* dtype and ndim read apart: a view has just written ndim alone, and
-   * one 8-byte load over both (what the compiler makes of the pair)
-   * waits for that store to retire -- half of a view's time in C. */
-  int32_t dtype = s->dtype, ndim = s->ndim;
-  __asm__("" : "+r"(ndim));
-  d->dtype = dtype;
-  d->ndim = ndim;
-  if (ndim <= 4) {
-    memcpy(d->size, s->size, 4 * sizeof(int64_t));
-    memcpy(d->stride, s->stride, 4 * sizeof(int64_t));
-  } else {
-    memcpy(d->size, s->size, sizeof d->size);
-    memcpy(d->stride, s->stride, sizeof d->stride);
-  }
-}
-
 /* nd_is_readonly's rule, inlined: the per-call paths of tiny ops check
  * their result with it, and the call cost a tenth of a 3-element op. */
 static inline int nd_readonly(const nd_tensor *t) {

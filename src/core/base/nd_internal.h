@@ -16,6 +16,7 @@
 
 #include "nd.h"
 #include <math.h>
+#include <string.h> /* nd_head_copy */
 
 #define ND_EXPORT __attribute__((visibility("default")))
 
@@ -104,5 +105,29 @@ static inline nd_status nd_fill_number(nd_err *e, const nd_tensor *t,
 /* The least and greatest values of an integer or bool dtype (hi as a
  * uint64: 2^64 - 1 is no int64). */
 ND_EXPORT void nd_dtype_bounds(int dtype, int64_t *lo, uint64_t *hi);
+
+/* A header's fields and sizes/strides: the first four dims (fixed-size
+ * copies, inlined) when that covers ndim, else all of them. A whole
+ * nd_tensor is 280 bytes, mostly unused dims, and each view copies
+ * headers twice (a loop over ndim became memcpy calls). */
+static inline void nd_head_copy(nd_tensor *d, const nd_tensor *s) {
+  if (d == s) return;
+  d->storage = s->storage;
+  d->offset = s->offset;
+  /* dtype and ndim read apart: a view has just written ndim alone, and
+   * one 8-byte load over both (what the compiler makes of the pair)
+   * waits for that store to retire -- half of a view's time in C. */
+  int32_t dtype = s->dtype, ndim = s->ndim;
+  __asm__("" : "+r"(ndim));
+  d->dtype = dtype;
+  d->ndim = ndim;
+  if (ndim <= 4) {
+    memcpy(d->size, s->size, 4 * sizeof(int64_t));
+    memcpy(d->stride, s->stride, 4 * sizeof(int64_t));
+  } else {
+    memcpy(d->size, s->size, sizeof d->size);
+    memcpy(d->stride, s->stride, sizeof d->stride);
+  }
+}
 
 #endif
