@@ -1,6 +1,7 @@
 -- Reductions checked against plain Lua loops over `get`, for every dtype
 -- and for contiguous, transposed, stepped, flipped and expanded inputs.
 local nd = require "nd"
+local testing = require "nd.testing"
 
 local DTYPES = { "float32", "float64", "int32", "int64", "uint8", "bool" }
 local FLOAT = { float32 = true, float64 = true }
@@ -335,4 +336,15 @@ describe("big 16-bit full reductions", function()
       assert.equals(nd.zeros({ 300000 }, dt):sum(), 0)
     end)
   end
+  it("walks one float64 block, not a float32 copy of the input", function()
+    local n = 1024 * 1024
+    local x = nd.generator(9):normal(0, 1, { n }, "float32"):to("float16")
+    local r
+    local count, bytes = testing.allocations(function() r = x:sum() end)
+    -- the block (64 Ki float64) and the result; a float32 copy is 4 MiB,
+    -- a block and a 0-d result per 64 Ki elements are 32 allocations
+    assert(bytes < 4 * n and count <= 2,
+      ("sum of %d float16 made %d allocations of %d bytes"):format(n, count, bytes))
+    assert.equals(round(x:float():sum(), "float16"), r)
+  end)
 end)

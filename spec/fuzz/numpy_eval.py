@@ -20,12 +20,52 @@ import torch
 
 NP = {"bool": np.bool_, "uint8": np.uint8, "int8": np.int8,
       "int16": np.int16, "int32": np.int32, "int64": np.int64,
+      "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
       "float32": np.float32, "float64": np.float64}
 TORCH = {"bool": torch.bool, "uint8": torch.uint8, "int8": torch.int8,
          "int16": torch.int16, "int32": torch.int32, "int64": torch.int64,
          "float32": torch.float32, "float64": torch.float64}
 NAME = {np.dtype(v): k for k, v in NP.items()}
 TNAME = {v: k for k, v in TORCH.items()}
+# PyTorch 1.13 has no uint16, uint32 or uint64: steps on them run in NumPy
+# (wrapping as nd does), with nd's promotion: PyTorch's categories (dims,
+# 0-d, Lua numbers), NumPy's table for the pairs with these dtypes.
+WIDE_U = {np.dtype(np.uint16), np.dtype(np.uint32), np.dtype(np.uint64)}
+
+
+def promote_types(x, y):
+    x, y = np.dtype(x), np.dtype(y)
+    if x in WIDE_U or y in WIDE_U:
+        return np.promote_types(x, y)
+    return np.dtype(NP[TNAME[torch.promote_types(TORCH[NAME[x]], TORCH[NAME[y]])]])
+
+
+def kind_rank(dt):
+    dt = np.dtype(dt)
+    return 2 if dt.kind == "f" else 0 if dt == np.bool_ else 1
+
+
+def result_type(a, b):
+    """nd_common_type (src/core/shape/promote.c) of a and b (a Lua integer
+    is an int64 weak scalar)."""
+    cats = {}
+    for c, dt in ((2 if a.ndim else 1, a.dtype),
+                  (0, np.dtype(np.int64)) if isinstance(b, int) else (2 if b.ndim else 1, b.dtype)):
+        cats[c] = dt if c not in cats else promote_types(cats[c], dt)
+
+    def combine(h, l):
+        if h is None:
+            return l
+        if l is None or h.kind == "f":
+            return h
+        if h == np.bool_ or kind_rank(l) > kind_rank(h):
+            return promote_types(h, l)
+        return h
+    return combine(cats.get(2), combine(cats.get(1), cats.get(0)))
+
+
+def wide(*arrays):
+    return any(isinstance(x, np.ndarray) and x.dtype in WIDE_U for x in arrays)
 
 
 class Invalid(Exception):
@@ -55,7 +95,8 @@ def cast(a, dt):
         a = np.nan_to_num(np.trunc(a), nan=0.0)
         a = np.clip(a, float(info.min), float(info.max))
         # clip to the float nearest the bounds, then exact in int64
-        return np.where(a >= 2.0 ** 63, info.max, a).astype(t)
+        top = 2.0 ** 64 if t == np.uint64 else 2.0 ** 63
+        return np.where(a >= top, info.max, a).astype(t)
     return a.astype(t)
 
 
@@ -113,6 +154,14 @@ def operand(b, vars_):
 
 
 def binary(op, a, b):
+    if wide(a, b):
+        if op == "sub" and (a.dtype == np.bool_ or (not isinstance(b, int) and b.dtype == np.bool_)):
+            raise Invalid("sub of bool")
+        rdt = result_type(a, b)
+        x, y = a.astype(rdt), np.asarray(b).astype(rdt)
+        f = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "maximum": np.maximum,
+             "minimum": np.minimum, "eq": np.equal, "lt": np.less}[op]
+        return f(x, y)
     ta = tt(a)
     tb = b if isinstance(b, int) else tt(b)
     if op in ("maximum", "minimum"):
@@ -126,6 +175,10 @@ def binary(op, a, b):
 def unary(op, a):
     if op == "abs" and a.dtype == np.bool_:
         return a.copy()  # nd: identity
+    if wide(a):
+        if op == "exp":
+            return np.exp(a.astype(np.float64))
+        return a.copy() if op == "abs" else np.negative(a)
     ta = tt(a)
     if op == "exp" and not ta.is_floating_point():
         ta = ta.to(torch.float64)  # nd: float64 is the default float
@@ -133,6 +186,16 @@ def unary(op, a):
 
 
 def reduce(op, a, d, keep):
+    if wide(a):
+        if d is None:  # 0-d, over "its" dim
+            a, d, keep = a.reshape(1), 0, False
+        if op == "sum":  # nd: uint64 sums in uint64, the others in int64
+            return np.sum(a, d, dtype=np.uint64 if a.dtype == np.uint64 else np.int64, keepdims=keep)
+        if op == "maxv":
+            return np.max(a, d, keepdims=keep)
+        if op == "maxi":
+            return np.expand_dims(np.argmax(a, d), d) + 1 if keep else np.argmax(a, d) + 1
+        return getattr(np, op)(a, d, keepdims=keep)
     ta = tt(a)
     if d is None:  # 0-d, over "its" dim
         d = 0
@@ -148,7 +211,7 @@ def reduce(op, a, d, keep):
 def matmul(a, b):
     if a.ndim == 0 or b.ndim == 0:
         raise Invalid("matmul of 0-d")
-    rdt = TNAME[torch.result_type(tt(a), tt(b))]
+    rdt = NAME[result_type(a, b)] if wide(a, b) else TNAME[torch.result_type(tt(a), tt(b))]
     x, y = cast(a, rdt), cast(b, rdt)
     if rdt == "bool":  # nd: or of ands
         return np.matmul(x.astype(np.int64), y.astype(np.int64)) != 0
@@ -250,7 +313,11 @@ def step(s, vars_):
         r = binary("add", a, b)
         if r.shape != a.shape:
             raise Invalid("in-place op would grow")
-        if not torch.can_cast(TORCH[NAME[r.dtype]], TORCH[NAME[a.dtype]]):
+        if wide(a, r):  # nd_can_cast: no float into an integer, nothing into bool
+            kf, kt = kind_rank(r.dtype), kind_rank(a.dtype)
+            if not (kf <= kt or kf == kt == 1):
+                raise Invalid("cast")
+        elif not torch.can_cast(TORCH[NAME[r.dtype]], TORCH[NAME[a.dtype]]):
             raise Invalid("cast")
         a[...] = cast(r, NAME[a.dtype])
         return True

@@ -15,10 +15,15 @@
 -- error()), code (nd's Lua) and the same kind to numpy_eval.py.
 local M = {}
 
-local DTYPES = { "bool", "uint8", "int8", "int16", "int32", "int64", "float32", "float64" }
-local RANK = { bool = 1, uint8 = 2, int8 = 2, int16 = 3, int32 = 4, int64 = 5, float32 = 6, float64 = 7 }
+local DTYPES = { "bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64",
+                 "float32", "float64" }
+local RANK = { bool = 1, uint8 = 2, int8 = 2, int16 = 3, uint16 = 3, int32 = 4, uint32 = 4,
+               int64 = 5, uint64 = 5, float32 = 6, float64 = 7 }
 local KIND = { bool = "b", uint8 = "i", int8 = "i", int16 = "i", int32 = "i", int64 = "i",
-               float32 = "f", float64 = "f" }
+               uint16 = "i", uint32 = "i", uint64 = "i", float32 = "f", float64 = "f" }
+-- The unsigned dtypes and, for each, the narrowest signed one holding it
+-- (uint64: none, float64), as src/core/base/dtype.c's promotion table.
+local SIGNED_ABOVE = { uint8 = "int16", uint16 = "int32", uint32 = "int64", uint64 = "float64" }
 M.DTYPES = DTYPES
 
 -- ---- values -------------------------------------------------------------
@@ -50,20 +55,41 @@ local function cast(dt, v)
   if dt == "int8" then return wrap(v, 8, true) end
   if dt == "int16" then return wrap(v, 16, true) end
   if dt == "int32" then return wrap(v, 32, true) end
+  if dt == "uint16" then return wrap(v, 16, false) end
+  if dt == "uint32" then return wrap(v, 32, false) end
+  -- uint64 is held as its int64 bits (2^64 - 2 as -2): exact in a double
+  -- where the value is not; ubits turns it back. 2^64 and above only come
+  -- saturated from a float: UINT64_MAX.
+  if dt == "uint64" then
+    if v >= 2 ^ 64 then return -1 end
+    return v >= 2 ^ 63 and v - 2 ^ 64 or v -- as int64: no wrap (v is small)
+  end
   return v
 end
 M.cast = cast
+local function ubits(v) return v < 0 and v + 2 ^ 64 or v end
+-- v of dtype from into dt: a uint64's value, not its bits, into a float
+local function cast_from(from, dt, v)
+  if from == "uint64" and KIND[dt] == "f" then v = ubits(v) end
+  return cast(dt, v)
+end
+-- x < y for two uint64 held as their int64 bits (no rounding through 2^64)
+local function ult(x, y)
+  if (x < 0) ~= (y < 0) then return y < 0 end
+  return x < y
+end
 
 -- From a float dtype into an integer one nd truncates and saturates.
 local LIMITS = { uint8 = { 0, 255 }, int8 = { -128, 127 }, int16 = { -32768, 32767 },
-                 int32 = { -2 ^ 31, 2 ^ 31 - 1 }, int64 = { -2 ^ 63, 2 ^ 63 } }
+                 int32 = { -2 ^ 31, 2 ^ 31 - 1 }, int64 = { -2 ^ 63, 2 ^ 63 },
+                 uint16 = { 0, 65535 }, uint32 = { 0, 2 ^ 32 - 1 }, uint64 = { 0, 2 ^ 64 } }
 local function convert(from, to, v)
   local lim = LIMITS[to]
   if KIND[from] == "f" and lim then
     if v ~= v then return 0 end
     return cast(to, math.max(lim[1], math.min(lim[2], v)))
   end
-  return cast(to, v)
+  return cast_from(from, to, v)
 end
 
 -- ---- the reference tensor: a storage (0-based Lua array) and a header ----
@@ -100,6 +126,12 @@ end
 function M.values(t)
   local r = {}
   for k, off in ipairs(offsets(t)) do r[k] = t.st[off] end
+  return r
+end
+-- The values as nd reads them into Lua (a uint64's value, not its bits).
+local function numbers(t)
+  local r = M.values(t)
+  if t.dtype == "uint64" then for k, v in ipairs(r) do r[k] = ubits(v) end end
   return r
 end
 
@@ -162,8 +194,22 @@ local function overlapping(t) -- as nd's and PyTorch's: empty never is
   return false
 end
 
+-- Two dtypes' promotion: PyTorch's table, NumPy's for uint16/32/64.
+local function promote_types(da, db)
+  local ua, ub = SIGNED_ABOVE[da], SIGNED_ABOVE[db]
+  -- unsigned with signed: neither may hold the other; the narrowest
+  -- signed dtype holding the unsigned one, or the signed one if wider
+  if ua and not ub and KIND[db] == "i" then da = ua end
+  if ub and not ua and KIND[da] == "i" then db = ub end
+  -- NumPy: float32 holds neither uint32 nor uint64
+  if (da == "float32" and (db == "uint32" or db == "uint64")) or
+    (db == "float32" and (da == "uint32" or da == "uint64")) then return "float64" end
+  return RANK[da] >= RANK[db] and da or db
+end
+
 -- PyTorch's promotion among tensors of one dimensionality class; a 0-d
--- tensor counts only when its kind is higher (bool < int < float).
+-- tensor counts only when its kind is higher (bool < int < float), then
+-- promoting with the other (uint32 with a 0-d float32: float64).
 local function promote(a, b)
   local da, db = a.dtype, b.dtype
   local za, zb = #a.size == 0, #b.size == 0
@@ -171,12 +217,10 @@ local function promote(a, b)
     local z, o = za and da or db, za and db or da
     local kz, ko = KIND[z], KIND[o]
     local order = { b = 1, i = 2, f = 3 }
-    if order[kz] > order[ko] then return z end
+    if order[kz] > order[ko] then return promote_types(z, o) end
     return o
   end
-  -- uint8 with int8: neither holds the other, int16 holds both
-  if (da == "uint8" and db == "int8") or (da == "int8" and db == "uint8") then return "int16" end
-  return RANK[da] >= RANK[db] and da or db
+  return promote_types(da, db)
 end
 
 -- A weak Lua integer against a tensor: bool becomes int64, else the
@@ -195,6 +239,18 @@ local BIN = {
   minimum = function(x, y) if isnan(x) or isnan(y) then return 0 / 0 end return math.min(x, y) end,
   eq = function(x, y) return x == y and 1 or 0 end,
   lt = function(x, y) return x < y and 1 or 0 end,
+}
+-- x * y wrapped to uint32 (a product of two near 2^32 is past a
+-- double's 53 bits): by 16-bit halves of x, each part exact
+local function mul_u32(x, y)
+  local hi, lo = math.floor(x / 65536), x % 65536
+  return ((hi * y) % 65536 * 65536 + lo * y) % 2 ^ 32
+end
+local U32_BIN = { mul = mul_u32 }
+local U64_BIN = { -- the unsigned order of uint64's bits
+  maximum = function(x, y) return ult(x, y) and y or x end,
+  minimum = function(x, y) return ult(x, y) and x or y end,
+  lt = function(x, y) return ult(x, y) and 1 or 0 end,
 }
 local BOOL_BIN = { -- on bools, PyTorch's: add is or, mul is and
   add = function(x, y) return (x ~= 0 or y ~= 0) and 1 or 0 end,
@@ -215,9 +271,10 @@ local function binary(op, a, b)
   local size = broadcast(a.size, bt.size)
   local ea, eb = expand(a, size), expand(bt, size)
   local va, vb = M.values(ea), M.values(eb)
-  local f = ct == "bool" and (BOOL_BIN[op] or BIN[op]) or BIN[op]
+  local f = ({ bool = BOOL_BIN, uint32 = U32_BIN, uint64 = U64_BIN })[ct]
+  f = f and f[op] or BIN[op]
   local r = {}
-  for k = 1, #va do r[k] = cast(rdt, f(cast(ct, va[k]), cast(ct, vb[k]))) end
+  for k = 1, #va do r[k] = cast(rdt, f(cast_from(a.dtype, ct, va[k]), cast_from(bt.dtype, ct, vb[k]))) end
   return from_values(rdt, size, r)
 end
 
@@ -231,7 +288,9 @@ local function unary(op, a)
   if a.dtype == "bool" and op == "abs" then return a end -- nd: identity
   local rdt = op == "exp" and (KIND[a.dtype] == "f" and a.dtype or "float64") or a.dtype
   local r = {}
-  for k, v in ipairs(M.values(a)) do r[k] = cast(rdt, UN[op](cast(rdt, v))) end
+  local f = UN[op]
+  if op == "abs" and a.dtype == "uint64" then f = function(x) return x end end -- x is its bits
+  for k, v in ipairs(M.values(a)) do r[k] = cast(rdt, f(cast_from(a.dtype, rdt, v))) end
   return from_values(rdt, copy_list(a.size), r)
 end
 
@@ -264,7 +323,7 @@ end
 
 local REDUCE = {
   sum = function(a, d, keep)
-    local rdt = KIND[a.dtype] == "f" and a.dtype or "int64"
+    local rdt = (KIND[a.dtype] == "f" or a.dtype == "uint64") and a.dtype or "int64"
     return reduce_dim(a, d, keep, rdt, function(l)
       local s = 0
       for _, v in ipairs(l) do s = s + v end
@@ -273,17 +332,19 @@ local REDUCE = {
   end,
   maxv = function(a, d, keep)
     if a.size[d] == 0 then error("empty") end
+    local lt = a.dtype == "uint64" and ult or function(x, y) return x < y end
     return reduce_dim(a, d, keep, a.dtype, function(l)
       local m = l[1]
-      for _, v in ipairs(l) do if v > m then m = v end end
+      for _, v in ipairs(l) do if lt(m, v) then m = v end end
       return m
     end)
   end,
   maxi = function(a, d, keep)
     if a.size[d] == 0 then error("empty") end
+    local lt = a.dtype == "uint64" and ult or function(x, y) return x < y end
     return reduce_dim(a, d, keep, "int64", function(l)
       local m, mi = l[1], 1
-      for j, v in ipairs(l) do if v > m then m, mi = v, j end end
+      for j, v in ipairs(l) do if lt(m, v) then m, mi = v, j end end
       return mi
     end)
   end,
@@ -325,7 +386,9 @@ local function matmul(a, b)
       for j = 0, n - 1 do
         local s = 0
         for p = 0, k - 1 do
-          s = s + cast(rdt, va[bi * m * k + i * k + p + 1]) * cast(rdt, vb[bi * k * n + p * n + j + 1])
+          local x = cast_from(a.dtype, rdt, va[bi * m * k + i * k + p + 1])
+          local y = cast_from(b.dtype, rdt, vb[bi * k * n + p * n + j + 1])
+          s = s + (rdt == "uint32" and mul_u32(x, y) or x * y)
           if rdt ~= "float64" and rdt ~= "float32" and rdt ~= "bool" then s = cast(rdt, s) end
         end
         r[#r + 1] = s
@@ -366,7 +429,11 @@ M.OPS = {
       return from_values(s.dtype, copy_list(s.shape), s.values)
     end,
     code = function(s)
-      return string.format("nd.tensor(%s, %q):reshape(%s)", lua_list(s.values), s.dtype, lua_list(s.shape))
+      -- written as floats: on Lua 5.3+ an integer into uint64 is taken as
+      -- its bits (-1 is 2^64 - 1), a float is range-checked everywhere
+      local vals = lua_list(s.values)
+      if s.dtype == "uint64" then vals = vals:gsub("(%-?%d+)", "%1.0") end
+      return string.format("nd.tensor(%s, %q):reshape(%s)", vals, s.dtype, lua_list(s.shape))
     end,
   },
   transpose = {
@@ -500,7 +567,7 @@ M.OPS = {
       if d == 0 then -- a 0-d tensor reduced over "its" dim: itself
         local v = M.values(a)[1]
         local r = { sum = v, maxv = v, maxi = 1, all = v ~= 0 and 1 or 0, any = v ~= 0 and 1 or 0 }
-        local dt = ({ sum = KIND[a.dtype] == "f" and a.dtype or "int64", maxv = a.dtype,
+        local dt = ({ sum = (KIND[a.dtype] == "f" or a.dtype == "uint64") and a.dtype or "int64", maxv = a.dtype,
           maxi = "int64", all = "bool", any = "bool" })[s.op]
         return from_values(dt, {}, { r[s.op] })
       end
@@ -524,7 +591,7 @@ M.OPS = {
       written(a.dtype, s.value)
       for _, off in ipairs(offsets(a)) do a.st[off] = cast(a.dtype, s.value) end
     end,
-    code = function(s) return string.format("v%d:fill_(%.17g)", s.a, s.value) end,
+    code = function(s) return string.format("v%d:fill_(%.1f)", s.a, s.value) end, -- a float: as tensor's
   },
   copy = {
     write = true,
@@ -725,11 +792,11 @@ function M.reference(prog)
       elseif v == true then out.steps[i] = { ok = true }
       else
         vars[i] = v
-        out.steps[i] = { dtype = v.dtype, size = copy_list(v.size), values = M.values(v) }
+        out.steps[i] = { dtype = v.dtype, size = copy_list(v.size), values = numbers(v) }
       end
     end
   end
-  for i, v in pairs(vars) do out.final[i] = M.values(v) end
+  for i, v in pairs(vars) do out.final[i] = numbers(v) end
   return out
 end
 

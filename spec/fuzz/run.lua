@@ -46,11 +46,17 @@ do
   end
 end
 
+-- A uint64 above 2^63 - 1 reads as the integer of its bits on Lua 5.3+:
+-- its value, as the model's and the corpus's (and LuaJIT's tonumber).
+local ubits = math.type and function(v) return v < 0 and v + 2.0 ^ 64 or v end
+
 local function flat(t)
   local vals = t:dim() == 0 and { t:item() } or t:reshape({ t:numel() }):totable()
+  local u64 = ubits and t:dtype() == "uint64"
   for k, v in ipairs(vals) do
     if v == true then vals[k] = 1 elseif v == false then vals[k] = 0
     else vals[k] = tonumber(v) end
+    if u64 then vals[k] = ubits(vals[k]) end
   end
   return vals
 end

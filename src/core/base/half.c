@@ -8,53 +8,17 @@
 #pragma GCC optimize("O3")
 #endif
 #include "core.h"
+#include "half.h"
 #include <math.h>
 #if defined(__x86_64__)
 #include <cpuid.h>
 #include <immintrin.h>
 #endif
 
-static inline uint32_t fbits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-static inline float bitsf(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-
-float nd_half_to_float(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000) << 16, em = h & 0x7fffu, r;
-  if (em >= 0x7c00) /* inf, or NaN made quiet */
-    r = 0x7f800000u | ((em & 0x3ffu) << 13) | (em > 0x7c00 ? 0x400000u : 0);
-  else if (em >= 0x400) /* normal */
-    r = (em << 13) + ((uint32_t)(127 - 15) << 23);
-  else /* subnormal or zero: em * 2^-24, exact */
-    r = fbits((float)em * 0x1p-24f);
-  return bitsf(r | sign);
-}
-
-/* Round to nearest-even (F. Giesen's float_to_half_fast3_rtne). */
-uint16_t nd_float_to_half(float f) {
-  uint32_t x = fbits(f), sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
-  if (ax > 0x7f800000u) /* NaN: quiet, the payload's top bits kept */
-    return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu));
-  if (ax >= 0x477ff000u) /* >= 65520 (and inf): inf */
-    return (uint16_t)(sign | 0x7c00u);
-  if (ax < 0x38800000u) { /* below 2^-14: a subnormal, rounded by the add */
-    float v = bitsf(ax) + 0.5f;
-    return (uint16_t)(sign | (fbits(v) - 0x3f000000u));
-  }
-  ax += 0xc8000fffu + ((ax >> 13) & 1u); /* rebias, round half to even */
-  return (uint16_t)(sign | (ax >> 13));
-}
-
-float nd_bf16_to_float(uint16_t b) {
-  uint32_t r = (uint32_t)b << 16;
-  if ((r & 0x7fffffffu) > 0x7f800000u) r |= 0x400000u; /* a quiet NaN */
-  return bitsf(r);
-}
-
-uint16_t nd_float_to_bf16(float f) {
-  uint32_t x = fbits(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
-  x += 0x7fffu + ((x >> 16) & 1u); /* half to even; FLT_MAX's top -> inf */
-  return (uint16_t)(x >> 16);
-}
+float nd_half_to_float(uint16_t h) { return nd_h2f(h); }
+uint16_t nd_float_to_half(float f) { return nd_f2h(f); }
+float nd_bf16_to_float(uint16_t b) { return nd_bf2f(b); }
+uint16_t nd_float_to_bf16(float f) { return nd_f2bf(f); }
 
 /* d rounded to float with round-to-odd: rounding that to nearest-even at
  * 11 or 8 bits is then d rounded once (float keeps 13 or more bits more,
@@ -62,14 +26,14 @@ uint16_t nd_float_to_bf16(float f) {
 static float odd_float(double d) {
   float f = (float)d;
   if ((double)f != d && f == f && !isinf(f)) {
-    uint32_t u = fbits(f);
+    uint32_t u = nd_fbits(f);
     if (!(u & 1u)) u += fabs((double)f) > fabs(d) ? (uint32_t)-1 : 1u;
-    f = bitsf(u);
+    f = nd_bitsf(u);
   }
   return f;
 }
-uint16_t nd_double_to_half(double d) { return nd_float_to_half(odd_float(d)); }
-uint16_t nd_double_to_bf16(double d) { return nd_float_to_bf16(odd_float(d)); }
+uint16_t nd_double_to_half(double d) { return nd_f2h(odd_float(d)); }
+uint16_t nd_double_to_bf16(double d) { return nd_f2bf(odd_float(d)); }
 
 /* An int64/uint64 magnitude m as a double rounded to odd (53 bits: the
  * dropped bits stick to the last kept one), signed. */
@@ -85,11 +49,11 @@ static double odd_u64(uint64_t m, int neg) {
 uint16_t nd_i64_to_half(int64_t v, int bf) {
   uint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
   float f = odd_float(odd_u64(m, v < 0));
-  return bf ? nd_float_to_bf16(f) : nd_float_to_half(f);
+  return bf ? nd_f2bf(f) : nd_f2h(f);
 }
 uint16_t nd_u64_to_half(uint64_t v, int bf) {
   float f = odd_float(odd_u64(v, 0));
-  return bf ? nd_float_to_bf16(f) : nd_float_to_half(f);
+  return bf ? nd_f2bf(f) : nd_f2h(f);
 }
 
 /* ---- bulk, contiguous ---- */
@@ -114,7 +78,7 @@ static inline const void *cv(const void *p) { return p; }
                             int64_t n) {                                    \
     int64_t i = 0;                                                          \
     for (; i + W <= n; i += W) STOREF(d + i, TOF(LOADH(cv(s + i))));        \
-    for (; i < n; i++) d[i] = nd_half_to_float(s[i]);                       \
+    for (; i < n; i++) d[i] = nd_h2f(s[i]);                                 \
   }                                                                         \
   TGT static void f2h_##TAG(uint16_t *restrict d, const float *restrict s,  \
                             int64_t n) {                                    \
@@ -122,12 +86,12 @@ static inline const void *cv(const void *p) { return p; }
     for (; i + W <= n; i += W) {                                            \
       V v = LOADF(s + i);                                                   \
       if (NANS(v)) {                                                        \
-        for (int64_t k = i; k < i + W; k++) d[k] = nd_float_to_half(s[k]);  \
+        for (int64_t k = i; k < i + W; k++) d[k] = nd_f2h(s[k]);            \
         continue;                                                           \
       }                                                                     \
       STOREH((HV *)(void *)(d + i), TOH(v, _MM_FROUND_TO_NEAREST_INT));     \
     }                                                                       \
-    for (; i < n; i++) d[i] = nd_float_to_half(s[i]);                       \
+    for (; i < n; i++) d[i] = nd_f2h(s[i]);                                 \
   }
 #define NANS_256(v) _mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q))
 #define NANS_512(v) _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q)
@@ -150,7 +114,7 @@ AVX512 static void bf2f_512(float *restrict d, const uint16_t *restrict s,
     __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(r, abs), inf);
     _mm512_storeu_si512(d + i, _mm512_mask_or_epi32(r, nan, r, quiet));
   }
-  for (; i < n; i++) d[i] = nd_bf16_to_float(s[i]);
+  for (; i < n; i++) d[i] = nd_bf2f(s[i]);
 }
 AVX512 static void f2bf_512(uint16_t *restrict d, const float *restrict s,
                             int64_t n) {
@@ -168,7 +132,7 @@ AVX512 static void f2bf_512(uint16_t *restrict d, const float *restrict s,
     r = _mm512_mask_or_epi32(r, nan, hi, quiet);
     _mm256_storeu_si256((__m256i *)(void *)(d + i), _mm512_cvtepi32_epi16(r));
   }
-  for (; i < n; i++) d[i] = nd_float_to_bf16(s[i]);
+  for (; i < n; i++) d[i] = nd_f2bf(s[i]);
 }
 
 /* 2: AVX-512F, 1: F16C, 0: neither. CPUID's feature bits, and XGETBV's
@@ -199,7 +163,7 @@ void nd_half_to_float_n(float *restrict d, const uint16_t *restrict s,
   case 1: h2f_f16c(d, s, n); return;
   }
 #endif
-  for (int64_t i = 0; i < n; i++) d[i] = nd_half_to_float(s[i]);
+  for (int64_t i = 0; i < n; i++) d[i] = nd_h2f(s[i]);
 }
 void nd_float_to_half_n(uint16_t *restrict d, const float *restrict s,
                         int64_t n) {
@@ -209,7 +173,7 @@ void nd_float_to_half_n(uint16_t *restrict d, const float *restrict s,
   case 1: f2h_f16c(d, s, n); return;
   }
 #endif
-  for (int64_t i = 0; i < n; i++) d[i] = nd_float_to_half(s[i]);
+  for (int64_t i = 0; i < n; i++) d[i] = nd_f2h(s[i]);
 }
 /* bfloat16 without AVX-512: integer code the compiler vectorises (float
  * bits read through a may_alias type), in an AVX2 clone. */

@@ -10,6 +10,7 @@
  * (0 for C callers, 1 from Lua), negative ones from the end; all of them
  * are checked before anything is written. */
 #include "index.h"
+#include "half.h"
 #include <math.h>
 #include <stdio.h>
 
@@ -249,8 +250,8 @@ MOVE_LOOPS(uint64_t, int64_t)
 #define AS_IS(v) (v)
 #define NATIVE_ADD(E, name, T, kind) ADD_LOOP(E, T, T, kind, AS_IS, AS_IS)
 ND_NATIVE_DTYPES(NATIVE_ADD)
-ADD_LOOP(FLOAT16, uint16_t, float, 'f', nd_half_to_float, nd_float_to_half)
-ADD_LOOP(BFLOAT16, uint16_t, float, 'f', nd_bf16_to_float, nd_float_to_bf16)
+ADD_LOOP(FLOAT16, uint16_t, float, 'f', nd_h2f, nd_f2h)
+ADD_LOOP(BFLOAT16, uint16_t, float, 'f', nd_bf2f, nd_f2bf)
 static const nd_loop_fn add_loops[ND_NDTYPES] = {
 #define ADD_ENTRY(E, name, T, kind) [ND_##E] = add_##E,
     ND_DTYPES(ADD_ENTRY)

@@ -469,35 +469,29 @@ int64_t nd_reduce_acc_bytes(int op, const nd_tensor *t, int ndims,
 /* A full reduction of a big float16/bfloat16 tensor goes through float64
  * blocks of at most HALF_BLOCK elements (in L2), their results combined in
  * double and rounded once: the temporary is a block, not a float32 copy
- * of the whole input (a 1 GB bfloat16 weight would need 2 GB more). */
+ * of the whole input (a 1 GB bfloat16 weight would need 2 GB more). One
+ * block is allocated for the whole walk, and each block's result goes
+ * straight into one accumulator through the float64 loop (run_'s pairwise
+ * reduction, then COMB), so the walk allocates nothing else. */
 #define HALF_BLOCK ((int64_t)1 << 16)
 typedef struct {
-  int op;
-  double acc;
+  nd_loop_fn loop;           /* loops[ND_FLOAT64][k] */
+  nd_tensor blk;             /* the float64 block, HALF_BLOCK elements */
+  _Alignas(8) char acc[8];   /* the accumulator, in acc_dtype(k, ND_FLOAT64) */
 } half_full;
 
 static nd_status half_blocks(nd_err *e, half_full *h, const nd_tensor *v) {
   int64_t n = nd_numel(v);
   if (n <= HALF_BLOCK) {
-    nd_tensor w = ND_UNSET, r = ND_UNSET;
-    int op = h->op == ND_R_MEAN ? ND_R_SUM : h->op;
-    if (nd_to_dtype(e, &w, v, ND_FLOAT64)) return e->code;
-    nd_status st = nd_reduce(e, &r, op, &w, 0, NULL, 0);
-    nd_release(&w);
-    if (st) return st;
-    double x;
-    nd_convert(ND_FLOAT64, (char *)&x, 0, r.dtype, nd_ptr(&r), 0, 1);
-    nd_release(&r);
-    double *a = &h->acc;
-    switch (h->op) {
-    case ND_R_PROD: *a *= x; break;
-    case ND_R_MIN: if (!isnan(*a) && (isnan(x) || x < *a)) *a = x; break;
-    case ND_R_MAX: if (!isnan(*a) && (isnan(x) || x > *a)) *a = x; break;
-    case ND_R_ALL: *a = *a != 0 && x != 0; break;
-    case ND_R_ANY: *a = *a != 0 || x != 0; break;
-    case ND_R_NORM: *a += x * x; break;
-    default: *a += x; /* sum, mean */
-    }
+    nd_tensor w = h->blk; /* v's shape, row-major over the block */
+    w.ndim = v->ndim;
+    memcpy(w.size, v->size, sizeof(int64_t) * (size_t)v->ndim);
+    if (nd_contiguous_strides(e, w.ndim, w.size, w.stride, NULL) ||
+        nd_copy(e, &w, v))
+      return e->code;
+    char *p[2] = {h->acc, nd_data(&w)};
+    const int64_t st[2] = {0, sizeof(double)};
+    h->loop(p, st, n, NULL);
     return ND_OK;
   }
   int d = 0; /* split the first dim longer than 1 into slabs */
@@ -505,30 +499,35 @@ static nd_status half_blocks(nd_err *e, half_full *h, const nd_tensor *v) {
   int64_t rows = HALF_BLOCK / (n / v->size[d]);
   if (rows < 1) rows = 1; /* then each slab splits a later dim */
   for (int64_t i = 0; i < v->size[d]; i += rows) {
-    nd_tensor s = ND_UNSET;
-    int64_t k = v->size[d] - i < rows ? v->size[d] - i : rows;
-    if (nd_narrow(e, &s, v, d, i, k)) return e->code;
-    nd_status st = half_blocks(e, h, &s);
-    nd_release(&s);
-    if (st) return st;
+    nd_tensor s = *v;
+    narrow_hdr(&s, d, i, v->size[d] - i < rows ? v->size[d] - i : rows);
+    if (half_blocks(e, h, &s)) return e->code;
   }
   return ND_OK;
 }
 
 static nd_status half_full_reduce(nd_err *e, nd_tensor *out, int op,
                                   const nd_tensor *t, int keepdim) {
-  half_full h = {op, op == ND_R_PROD || op == ND_R_ALL ? 1
-                     : op == ND_R_MIN ? INFINITY
-                     : op == ND_R_MAX ? -INFINITY : 0};
-  if (half_blocks(e, &h, t)) return nd_err_name(e, rname(op));
-  if (op == ND_R_MEAN) h.acc /= (double)nd_numel(t);
-  if (op == ND_R_NORM) h.acc = sqrt(h.acc);
+  int k = kof[op], ad = acc_dtype(k, ND_FLOAT64);
+  double a = op == ND_R_PROD || op == ND_R_ALL ? 1
+             : op == ND_R_MIN ? INFINITY
+             : op == ND_R_MAX ? -INFINITY : 0;
+  half_full h = {.loop = loops[ND_FLOAT64][k]};
+  nd_convert(ad, h.acc, 0, ND_FLOAT64, (const char *)&a, 0, 1);
+  const int64_t bn = HALF_BLOCK;
+  nd_status st = nd_alloc_tensor(e, &h.blk, ND_FLOAT64, 1, &bn, false);
+  if (!st) st = half_blocks(e, &h, t);
+  nd_release(&h.blk);
+  if (st) return nd_err_name(e, rname(op));
+  nd_convert(ND_FLOAT64, (char *)&a, 0, ad, h.acc, 0, 1);
+  if (op == ND_R_MEAN) a /= (double)nd_numel(t);
+  if (op == ND_R_NORM) a = sqrt(a);
   int64_t ones[ND_MAX_DIMS];
   for (int i = 0; i < t->ndim; i++) ones[i] = 1;
   int od = op == ND_R_ALL || op == ND_R_ANY ? ND_BOOL : t->dtype;
   if (nd_alloc_tensor(e, out, od, keepdim ? t->ndim : 0, ones, false))
     return nd_err_name(e, rname(op));
-  nd_store(out, out->offset, ND_FLOAT64, &h.acc); /* rounded once */
+  nd_store(out, out->offset, ND_FLOAT64, &a); /* rounded once */
   return ND_OK;
 }
 
