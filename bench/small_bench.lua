@@ -54,8 +54,8 @@ lib.row("s + s, new result", t.new, "nd s:add(s, out)", t.out, 1.5)
 -- result released at once, as NumPy's reference count does: what is left
 -- of the gap is the collector's (cycles, and blocks cold by reuse).
 local ffi = require "ffi"
-if pcall(ffi.typeof, "ndffi7_obj") then
-  local OT, B16 = ffi.typeof("ndffi7_obj"), ffi.typeof("struct { double d[2]; }")
+if pcall(ffi.typeof, "ndffi8_obj") then
+  local OT, B16 = ffi.typeof("ndffi8_obj"), ffi.typeof("struct { double d[2]; }")
   local function VT() return OT(0) end
   local sink, keep, anchor = {}, setmetatable({}, { __mode = "k" }), {}
   local tiny = lib.time(function() sink[1] = B16() end)

@@ -128,23 +128,28 @@ return function(ext)
 
   -- The tensor object: every tensor is one cdata of this type -- the C
   -- binding's object (tag, header pointer, kind), its header, and for a
-  -- small tensor its storage and up to 128 bytes of elements (a VLA: an
-  -- owner's or a view's has none). C makes owners and views through
-  -- make() below, the fast paths through new_view and new_small. A
-  -- struct copy (ffi.new(ffi.typeof(t), n, t)) is refused by the FFI, and
-  -- a forged one's header pointer is not its own header: not a tensor.
-  -- Its metamethods forward to the tensor metatable's (ext.loaded).
+  -- small tensor its storage, then up to 128 bytes of elements, in the
+  -- tail (a VLA: an owner's or a view's has none, so it stays 320 bytes;
+  -- with the storage as a field, 368 -- each 16 bytes ~1 ns of a view).
+  -- C makes owners and views through make() below, the fast paths
+  -- through new_view and new_small. A struct copy
+  -- (ffi.new(ffi.typeof(t), n, t)) is refused by the FFI, and a forged
+  -- one's header pointer is not its own header: not a tensor. Its
+  -- metamethods forward to the tensor metatable's (ext.loaded).
   local shared = C.shared
-  if not pcall(ffi.typeof, "ndffi7_obj") then
-    if not pcall(ffi.cdef, "typedef struct ndffi7_obj { uint64_t nd_tag_; "
+  if not pcall(ffi.typeof, "ndffi8_obj") then
+    if not pcall(ffi.cdef, "typedef struct ndffi8_obj { uint64_t nd_tag_; "
         .. "ndffi7_tensor *nd_t_; void *nd_free_; void *nd_ud_; uint64_t nd_kind_; "
-        .. "ndffi7_tensor nd_h_; ndffi7_storage nd_s_; double nd_d_[?]; } ndffi7_obj;") then
+        .. "ndffi7_tensor nd_h_; double nd_d_[?]; } ndffi8_obj;") then
       return
     end
   end
-  local OT = ffi.typeof("ndffi7_obj")
-  if ffi.offsetof(OT, "nd_h_") ~= sizes.nd_lobj or ffi.offsetof(OT, "nd_s_") ~= sizes.nd_small_s
-      or ffi.offsetof(OT, "nd_d_") ~= sizes.nd_small then
+  local OT = ffi.typeof("ndffi8_obj")
+  -- the small tensor's storage: C's ndL_small (lobject.c) puts it right
+  -- after the header, its elements after it
+  local SW = (sizes.nd_small - sizes.nd_small_s) / 8
+  if ffi.offsetof(OT, "nd_h_") ~= sizes.nd_lobj or ffi.offsetof(OT, "nd_d_") ~= sizes.nd_small_s
+      or SW ~= math.floor(SW) or SW * 8 < ffi.sizeof("ndffi7_storage") then
     return
   end
   local istype = ffi.istype
@@ -239,10 +244,11 @@ return function(ext)
   -- small_of(plan) the layout of the header plan (an elementwise result's,
   -- from the core's ND_SHAPE mode); nil when it would be empty or not fit.
   local mark, ceil = ffi.cast("void *", small_mark), math.ceil
+  local storage_ptr = ffi.typeof("ndffi7_storage *")
   local function new_small(dtype, nbytes)
-    local o = new_obj(SMALL_KIND, ceil(nbytes / 8))
-    local h, s = o.nd_h_, o.nd_s_
-    s.data, s.nbytes, s.refs, s.ctx = o.nd_d_, nbytes, 1, mark
+    local o = new_obj(SMALL_KIND, SW + ceil(nbytes / 8))
+    local h, s = o.nd_h_, ffi.cast(storage_ptr, o.nd_d_)
+    s.data, s.nbytes, s.refs, s.ctx = o.nd_d_ + SW, nbytes, 1, mark
     h.storage, h.dtype = s, dtype
     return o, h
   end
