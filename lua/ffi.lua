@@ -130,7 +130,8 @@ return function(ext)
   -- binding's object (tag, header pointer, kind), its header, and for a
   -- small tensor its storage, then up to 128 bytes of elements, in the
   -- tail (a VLA: an owner's or a view's has none, so it stays 320 bytes;
-  -- with the storage as a field, 368 -- each 16 bytes ~1 ns of a view).
+  -- with the storage as a field it was 368, and allocating 368 bytes
+  -- took ~6 ns more than 320 in a compiled loop).
   -- C makes owners and views through make() below, the fast paths
   -- through new_view and new_small. A struct copy
   -- (ffi.new(ffi.typeof(t), n, t)) is refused by the FFI, and a forged

@@ -341,8 +341,9 @@ describe("big 16-bit full reductions", function()
     local x = nd.generator(9):normal(0, 1, { n }, "float32"):to("float16")
     local r
     local count, bytes = testing.allocations(function() r = x:sum() end)
-    -- the block (64 Ki float64) and the result; a float32 copy is 4 MiB,
-    -- a block and a 0-d result per 64 Ki elements are 32 allocations
+    -- the block (64 Ki float64) and the result; the float32 route made
+    -- 4 allocations of 4 MiB, the old walk (a block, a 0-d result and
+    -- accumulators per 64 Ki elements) 64 of 8 MiB
     assert(bytes < 4 * n and count <= 2,
       ("sum of %d float16 made %d allocations of %d bytes"):format(n, count, bytes))
     assert.equals(round(x:float():sum(), "float16"), r)
