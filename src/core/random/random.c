@@ -5,6 +5,7 @@
  * tensor is viewed; and only exact IEEE operations are used (random.h), so
  * it gives the same bits on every platform and instruction set. */
 #include "random.h"
+#include "half.h" /* the per-sample rounding below, inline */
 #include <math.h>
 #include <stdlib.h>
 
@@ -98,14 +99,14 @@ static nd_status fill(nd_err *e, const char *fn, const nd_tensor *t,
     if (d->kind == UNIFORM) { /* below the top, as rounded: [a, a + w) */
       float *p = nd_data(&f), top = (float)(d->a + d->w);
       for (int64_t i = 0; i < n; i++) {
-        uint16_t h = t->dtype == ND_FLOAT16 ? nd_float_to_half(p[i])
-                                            : nd_float_to_bf16(p[i]);
-        float r = t->dtype == ND_FLOAT16 ? nd_half_to_float(h)
-                                         : nd_bf16_to_float(h);
+        uint16_t h = t->dtype == ND_FLOAT16 ? nd_f2h(p[i])
+                                            : nd_f2bf(p[i]);
+        float r = t->dtype == ND_FLOAT16 ? nd_h2f(h)
+                                         : nd_bf2f(h);
         if (r >= top && p[i] < top) { /* the half below it */
           h = (uint16_t)(h + (r > 0 ? -1 : 1));
-          p[i] = t->dtype == ND_FLOAT16 ? nd_half_to_float(h)
-                                        : nd_bf16_to_float(h);
+          p[i] = t->dtype == ND_FLOAT16 ? nd_h2f(h)
+                                        : nd_bf2f(h);
         }
       }
     }
